@@ -1,0 +1,120 @@
+#include "cli/flags.h"
+
+#include <string>
+#include <variant>
+
+#include "cli/commands.h"
+
+namespace kforge::cli {
+
+namespace {
+
+using Field = std::variant<std::string Options::*, bool Options::*, int Options::*,
+                           long long Options::*, double Options::*, std::vector<int> Options::*>;
+
+/// One row of the flag table. `commands` empty = global (every subcommand).
+struct Flag {
+  std::string_view names;  // CLI11 form: "-v,--verbose" or "--task"; a bare name is positional
+  Field field;
+  std::string_view env;  // "" = none
+  std::string_view help;
+  std::vector<std::string_view> commands;
+};
+
+// clang-format off
+const std::vector<Flag>& flag_table() {
+  static const std::vector<Flag> table = {
+    {"--config", &Options::config, "KFORGE_CONFIG", "config file (TOML or JSON)", {}},
+    {"--python", &Options::python, "KFORGE_PYTHON", "Python interpreter with torch and triton", {}},
+    {"--worker-dir", &Options::worker_dir, "KFORGE_WORKER_DIR", "folder holding the kforge_worker package", {}},
+    {"-v,--verbose", &Options::verbose, "", "log more", {}},
+    {"--json", &Options::json, "", "print one JSON object instead of text", {"eval", "baseline", "analyze", "library", "doctor"}},
+
+    {"--task", &Options::task, "", "KernelBench-format task file", {"eval", "baseline", "run", "analyze"}},
+    {"--candidate", &Options::candidate, "", "candidate file defining ModelNew", {"eval"}},
+    {"--device", &Options::device, "KFORGE_DEVICE", "cuda or cpu (cpu: correctness only, Triton interpreter)", {"eval", "baseline", "run", "analyze"}},
+    {"--shrink", &Options::shrink, "", "shrink the task's shape constants (for CPU checks)", {"eval", "baseline", "run", "analyze"}},
+    {"--precision", &Options::precision, "", "calibrated (fp64-aware) or kernelbench (allclose)", {"eval", "run"}},
+    {"--input-sets", &Options::input_sets, "", "input sets checked for correctness", {"eval", "run"}},
+    {"--trials", &Options::trials, "", "timed trials", {"eval", "baseline", "run"}},
+    {"--warmup", &Options::warmup, "", "warm-up runs before timing", {"eval", "baseline", "run"}},
+    {"--no-l2-flush", &Options::no_l2_flush, "", "do not flush L2 before each trial", {"eval", "baseline", "run"}},
+    {"--timeout", &Options::timeout_s, "KFORGE_TIMEOUT", "wall-clock limit per evaluation, seconds", {"eval", "baseline", "run", "analyze"}},
+    {"--allow-pytorch-only", &Options::allow_pytorch_only, "", "accept candidates that launch no kernel of their own", {"eval", "run"}},
+    {"--gpus", &Options::gpus, "KFORGE_GPUS", "GPU indices, one worker each", {"eval", "baseline", "run"}},
+    {"--launcher", &Options::launcher, "KFORGE_LAUNCHER", "command prefix to start workers (ssh host, srun ...)", {"eval", "baseline", "run", "analyze"}},
+
+    {"--provider", &Options::provider, "KFORGE_PROVIDER", "model provider or preset (deepseek, openai, anthropic, vllm, ollama, library, ...)", {"run", "doctor"}},
+    {"--model", &Options::model, "KFORGE_MODEL", "model id", {"run", "doctor"}},
+    {"--base-url", &Options::base_url, "KFORGE_BASE_URL", "endpoint base URL", {"run", "doctor"}},
+    {"--no-stream", &Options::no_stream, "", "do not stream replies", {"run", "doctor"}},
+    {"--max-concurrent-requests", &Options::max_concurrent_requests, "", "model requests in flight", {"run"}},
+
+    {"--seeds", &Options::seeds, "", "independent seed candidates", {"run"}},
+    {"--repairs", &Options::repairs, "", "repair attempts per failed candidate", {"run"}},
+    {"--budget-tokens", &Options::budget_tokens, "", "stop after this many tokens (0 = no limit)", {"run"}},
+    {"--max-candidates", &Options::max_candidates, "", "stop after this many candidates (0 = no limit)", {"run"}},
+    {"--time-limit", &Options::time_limit_s, "", "stop after this many seconds (0 = no limit)", {"run"}},
+    {"--analysis-threshold", &Options::analysis_threshold, "", "run the algorithm analysis when the best score is below this", {"run"}},
+    {"--resume", &Options::resume, "", "continue the run in this directory", {"run"}},
+    {"--runs-dir", &Options::runs_dir, "KFORGE_RUNS_DIR", "where run directories go", {"run", "report", "library"}},
+
+    {"path", &Options::path, "", "candidate file (analyze) or run directory (report)", {"analyze", "report"}},
+    {"action", &Options::library_action, "", "list | add", {"library"}},
+    {"dir", &Options::library_dir, "", "run directory to add (library add)", {"library"}},
+  };
+  return table;
+}
+// clang-format on
+
+bool applies_to(const Flag& flag, std::string_view command) {
+  if (flag.commands.empty()) return true;
+  for (std::string_view c : flag.commands)
+    if (c == command) return true;
+  return false;
+}
+
+void add_flag(CLI::App& app, const Flag& flag, Options& options) {
+  std::string names(flag.names);
+  std::string help(flag.help);
+  CLI::Option* option = std::visit(
+      [&](auto member) -> CLI::Option* {
+        using T = std::remove_reference_t<decltype(options.*member)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return app.add_flag(names, options.*member, help);
+        } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+          return app.add_option(names, options.*member, help)->delimiter(',');
+        } else {
+          return app.add_option(names, options.*member, help);
+        }
+      },
+      flag.field);
+  if (!flag.env.empty()) option->envname(std::string(flag.env));
+}
+
+}  // namespace
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table = {
+      {"eval", "check and time one candidate against its task", run_eval_command},
+      {"baseline", "time the task's reference: eager, torch.compile, CUDA graph", run_baseline_command},
+      {"run", "optimise a task: seeds, repair, analysis, tuning", run_run_command},
+      {"analyze", "report what a candidate does, statically and at run time", run_analyze_command},
+      {"report", "write summary.md and report.html for a run", run_report_command},
+      {"library", "list or add verified kernels", run_library_command},
+      {"doctor", "check the configured endpoint, worker and device", run_doctor_command},
+  };
+  return table;
+}
+
+void register_flags(CLI::App& app, Options& options) {
+  for (const Flag& flag : flag_table())
+    if (flag.commands.empty()) add_flag(app, flag, options);
+  for (const Subcommand& command : subcommands()) {
+    CLI::App* sub = app.get_subcommand(std::string(command.name));
+    for (const Flag& flag : flag_table())
+      if (!flag.commands.empty() && applies_to(flag, command.name)) add_flag(*sub, flag, options);
+  }
+}
+
+}  // namespace kforge::cli

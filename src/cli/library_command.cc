@@ -1,0 +1,13 @@
+#include <fmt/core.h>
+
+#include "cli/commands.h"
+
+namespace kforge::cli {
+
+// Placeholder until its owner lands it.
+int run_library_command(const Options&) {
+  fmt::print(stderr, "kforge library: not built yet\n");
+  return kExitEnvironment;
+}
+
+}  // namespace kforge::cli

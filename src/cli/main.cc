@@ -1,0 +1,29 @@
+// kforge: parse → run → exit code. Business logic lives in the components.
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+
+int main(int argc, char** argv) {
+  using namespace kforge::cli;
+  CLI::App app{"kforge: language-model-written GPU kernels, verified and measured"};
+  app.set_version_flag("--version", KFORGE_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags may follow the subcommand
+  for (const Subcommand& command : subcommands())
+    app.add_subcommand(std::string(command.name), std::string(command.help));
+  Options options;
+  register_flags(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? kExitOk : kExitUsage;
+  }
+  spdlog::set_level(options.verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_pattern("%v");
+  for (const Subcommand& command : subcommands())
+    if (app.got_subcommand(std::string(command.name))) return command.run(options);
+  return kExitUsage;
+}

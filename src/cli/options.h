@@ -1,0 +1,57 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kforge::cli {
+
+/// Every flag's value, filled by the flag table (flags.cc) from the command line, the
+/// environment and the config file, in that order of precedence. Commands read it; they never
+/// parse argv themselves.
+struct Options {
+  // Global.
+  std::string config;   // --config, KFORGE_CONFIG
+  std::string python;   // --python, KFORGE_PYTHON
+  std::string worker_dir;  // --worker-dir, KFORGE_WORKER_DIR
+  bool verbose = false;
+  bool json = false;
+
+  // Task, candidate and evaluation.
+  std::string task;
+  std::string candidate;
+  std::string device = "cuda";
+  bool shrink = false;
+  std::string precision = "calibrated";
+  int input_sets = 5;
+  int trials = 100;
+  int warmup = 10;
+  bool no_l2_flush = false;
+  double timeout_s = 300;
+  bool allow_pytorch_only = false;
+  std::vector<int> gpus;
+  std::string launcher;  // a command prefix such as "ssh host" or "srun --gres=gpu:1"
+
+  // Model.
+  std::string provider;
+  std::string model;
+  std::string base_url;
+  bool no_stream = false;
+  int max_concurrent_requests = 4;
+
+  // Pipeline.
+  int seeds = 2;
+  int repairs = 2;
+  long long budget_tokens = 0;  // 0 = unlimited
+  int max_candidates = 0;       // 0 = unlimited
+  double time_limit_s = 0;      // 0 = unlimited
+  double analysis_threshold = 1.0;
+  std::string resume;
+  std::string runs_dir = "runs";
+
+  // Positional arguments of analyze / report / library.
+  std::string path;
+  std::string library_action;  // "list" | "add"
+  std::string library_dir;
+};
+
+}  // namespace kforge::cli

@@ -1,0 +1,102 @@
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::eval {
+
+/// How a candidate ended. Mirrors the worker protocol's `status` (docs/protocol.md).
+enum class Status {
+  kOk,
+  kSyntaxError,
+  kCompileError,
+  kRuntimeError,
+  kWrongOutput,
+  kTimeout,
+  kCrashed,
+  kRejected,
+};
+
+std::string_view to_string(Status status);
+/// nullopt when `text` names no status.
+std::optional<Status> status_from_string(std::string_view text);
+
+enum class Precision { kCalibrated, kKernelBench };
+enum class Device { kCuda, kCpu };
+
+/// What the pool asks a worker to do with one candidate.
+struct EvalRequest {
+  std::filesystem::path task;
+  std::filesystem::path candidate;
+  Device device = Device::kCuda;
+  bool shrink = false;
+  Precision precision = Precision::kCalibrated;
+  int input_sets = 5;
+  int trials = 100;
+  int warmup = 10;
+  bool flush_l2 = true;
+  double timeout_s = 300;
+  bool allow_pytorch_only = false;
+  bool check_generalization = true;
+  std::vector<std::string> baselines = {"eager"};
+};
+
+/// Latency statistics over the timed trials, in milliseconds.
+struct LatencyStats {
+  double median_ms = 0;
+  double mean_ms = 0;
+  double std_ms = 0;
+  double min_ms = 0;
+  int trials = 0;
+};
+
+struct Correctness {
+  std::string precision;
+  int input_sets = 0;
+  bool pass_calibrated = false;
+  bool pass_kernelbench = false;
+  double max_abs_err = 0;
+  double mean_abs_err = 0;
+  double max_abs_err_fp64 = 0;
+  double mean_abs_err_fp64 = 0;
+  double reference_err_fp64 = 0;
+  double tolerance = 0;
+  std::optional<std::string> first_failure;
+};
+
+struct KernelSeen {
+  std::string name;
+  double calls_per_forward = 0;
+  double time_share = 0;
+  bool own = false;
+};
+
+/// The verdict on one candidate, parsed from the worker's reply.
+struct Evaluation {
+  Status status = Status::kCrashed;
+  std::string error;
+  std::optional<std::string> error_location;
+  std::vector<std::string> reasons;
+  std::optional<Correctness> correctness;
+  std::string generalizes = "unknown";
+  std::optional<LatencyStats> candidate;
+  std::optional<LatencyStats> eager;
+  std::optional<LatencyStats> compiled;
+  std::optional<LatencyStats> cuda_graph;
+  std::optional<double> score;
+  std::optional<double> speedup_vs_best_baseline;
+  std::optional<int> launches_per_forward;
+  std::vector<KernelSeen> kernels;
+  std::map<std::string, std::string> device;
+  std::map<std::string, std::string> versions;
+  std::map<std::string, double> shapes;
+  double wall_s = 0;
+  double timed_s = 0;
+  /// The worker's reply as it came, kept so the run store can write it verbatim.
+  std::string raw_json;
+};
+
+}  // namespace kforge::eval

@@ -1,0 +1,87 @@
+#pragma once
+
+// CONTRACT (kept stable for src/pipeline and src/cli): the pool's public face. The implementation
+// (worker_pool.cc, process launcher, protocol codec) belongs to src/eval.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/evaluation.h"
+#include "util/error.h"
+
+namespace kforge::eval {
+
+/// The worker's answer to `hello`: versions and the device it drives.
+struct WorkerInfo {
+  std::string worker_version;
+  std::string python;
+  std::string torch;
+  std::string triton;
+  std::optional<std::string> cuda;
+  std::optional<std::string> device_name;
+  int sm_count = 0;
+  double memory_gb = 0;
+  bool interpret = false;
+};
+
+/// Timings of the reference alone (`kforge baseline`).
+struct BaselineResult {
+  std::optional<LatencyStats> eager;
+  std::optional<LatencyStats> compiled;
+  std::optional<LatencyStats> cuda_graph;
+  std::map<std::string, std::string> device;
+  std::map<std::string, std::string> versions;
+  std::map<std::string, double> shapes;
+  std::string raw_json;
+};
+
+struct BaselineRequest {
+  std::filesystem::path task;
+  Device device = Device::kCuda;
+  bool shrink = false;
+  int trials = 100;
+  int warmup = 10;
+  bool flush_l2 = true;
+  std::vector<std::string> baselines = {"eager", "compile", "cuda_graph"};
+  double timeout_s = 900;
+};
+
+/// What the pool needs to start workers.
+struct PoolOptions {
+  /// Python interpreter that has torch and triton (KFORGE_PYTHON).
+  std::string python = "python3";
+  /// Folder holding the kforge_worker package (put on PYTHONPATH).
+  std::filesystem::path worker_dir;
+  /// GPU indices, one worker each; empty = one worker on the default device (or the CPU).
+  std::vector<int> gpus;
+  Device device = Device::kCuda;
+  /// Optional command prefix, e.g. {"ssh", "gpu-host"} or {"srun", "--gres=gpu:1"}.
+  std::vector<std::string> launcher;
+  /// Added to each request's own limit before the pool gives up on a silent worker.
+  double grace_s = 30;
+};
+
+/// A pool of kforge-worker processes, one per GPU. Thread-safe: several threads may call
+/// evaluate() at once; each call waits for a free worker. A worker that dies, hangs past its
+/// limit or reports a poisoned CUDA context is killed and restarted, and the call that hit it
+/// gets an Evaluation with status crashed or timeout rather than an error.
+class WorkerPool {
+ public:
+  virtual ~WorkerPool() = default;
+  virtual util::Result<WorkerInfo> hello() = 0;
+  /// Errors only when no worker can be started or the request is malformed; a failing candidate
+  /// is an Evaluation with a non-ok status.
+  virtual util::Result<Evaluation> evaluate(const EvalRequest& request) = 0;
+  virtual util::Result<BaselineResult> baseline(const BaselineRequest& request) = 0;
+  /// Sends a raw protocol request (`op` and fields as a JSON object text) and returns the
+  /// `result` object's text. Used by analysis and task inspection, which parse their own replies.
+  virtual util::Result<std::string> request(const std::string& json_request, double timeout_s) = 0;
+  virtual std::size_t size() const = 0;
+};
+
+std::unique_ptr<WorkerPool> make_worker_pool(const PoolOptions& options);
+
+}  // namespace kforge::eval

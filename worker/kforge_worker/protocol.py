@@ -1,0 +1,80 @@
+"""The JSON-lines request loop (docs/protocol.md).
+
+The protocol stream is the process's original stdout, duplicated to a private descriptor at start;
+file descriptor 1 is then pointed at stderr so that nothing else (library warnings, a candidate's
+prints) can corrupt the stream."""
+
+import importlib
+import json
+import os
+import sys
+import traceback
+
+# op name -> "module:function"; each handler takes the request dict and returns the result dict,
+# or raises RequestError for a request that cannot be served.
+OPS = {
+    "hello": "kforge_worker.hello:handle",
+    "inspect_task": "kforge_worker.task_loader:handle_inspect",
+    "baseline": "kforge_worker.baseline:handle",
+    "evaluate": "kforge_worker.evaluate:handle",
+    "analyze": "kforge_worker.facts:handle",
+}
+
+
+class RequestError(Exception):
+    """A request that cannot be served: the reply is ok=false with this message."""
+
+
+def _open_protocol_stream():
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(protocol_fd, "w", buffering=1, encoding="utf-8")
+
+
+def _handler(op):
+    target = OPS.get(op)
+    if target is None:
+        raise RequestError(f"failed to serve request: unknown op {op!r}")
+    module_name, function_name = target.split(":")
+    return getattr(importlib.import_module(module_name), function_name)
+
+
+def handle_line(line):
+    """One request line in, one reply dict out. Never raises."""
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError as error:
+        return {"id": None, "ok": False,
+                "error": f"failed to parse request: {error.msg} at column {error.colno}"}
+    if not isinstance(request, dict):
+        return {"id": None, "ok": False, "error": "failed to parse request: not a JSON object"}
+    request_id = request.get("id")
+    op = request.get("op")
+    try:
+        if op == "shutdown":
+            return {"id": request_id, "ok": True, "result": {}, "shutdown": True}
+        result = _handler(op)(request)
+        return {"id": request_id, "ok": True, "result": result}
+    except RequestError as error:
+        return {"id": request_id, "ok": False, "error": str(error)}
+    except Exception as error:  # a bug in the worker itself: report, keep serving
+        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+        print(traceback.format_exc(), file=sys.stderr, flush=True)
+        return {"id": request_id, "ok": False, "error": f"failed to serve {op}: {detail}"}
+
+
+def serve(stdin=None):
+    stream = _open_protocol_stream()
+    stdin = stdin or sys.stdin
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        reply = handle_line(line)
+        shutdown = reply.pop("shutdown", False)
+        stream.write(json.dumps(reply, allow_nan=False, default=str) + "\n")
+        stream.flush()
+        if shutdown:
+            break
+    return 0
