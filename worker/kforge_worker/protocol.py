@@ -25,6 +25,21 @@ class RequestError(Exception):
     """A request that cannot be served: the reply is ok=false with this message."""
 
 
+def _finite(value):
+    """JSON has no NaN or infinity: such floats travel as the strings "nan", "inf", "-inf"."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def encode(reply):
+    return json.dumps(_finite(reply), allow_nan=False, default=str)
+
+
 def _open_protocol_stream():
     protocol_fd = os.dup(1)
     os.dup2(2, 1)
@@ -73,7 +88,7 @@ def serve(stdin=None):
             continue
         reply = handle_line(line)
         shutdown = reply.pop("shutdown", False)
-        stream.write(json.dumps(reply, allow_nan=False, default=str) + "\n")
+        stream.write(encode(reply) + "\n")
         stream.flush()
         if shutdown:
             break

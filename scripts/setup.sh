@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything kforge needs on a fresh Debian machine, builds it, and runs a first
+# evaluation. Safe to run again. On a GPU box whose python3 already has a CUDA torch and triton,
+# that interpreter is used as is (no torch is reinstalled).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq build-essential cmake ninja-build pkg-config libcurl4-openssl-dev \
+    nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev \
+    libgmock-dev libcpp-httplib-dev libtomlplusplus-dev clang-format >/dev/null
+fi
+
+# Python: reuse an interpreter that already has torch and triton, else make .venv.
+if [ -x .venv/bin/python3 ] && .venv/bin/python3 -c 'import torch, triton, numpy, pytest' 2>/dev/null; then
+  :
+elif python3 -c 'import torch, triton, numpy' 2>/dev/null; then
+  python3 -m venv --system-site-packages .venv
+  .venv/bin/python3 -m pip install -q pytest 2>/dev/null || true
+else
+  python3 -m venv .venv
+  .venv/bin/python3 -m pip install -q torch==2.13.0 triton==3.6.0 numpy pytest
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+
+# A first evaluation: a Triton softmax against its task. With no GPU it runs on the CPU under the
+# Triton interpreter at shrunk shapes (correctness only).
+device=cpu
+if .venv/bin/python3 -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  device=cuda
+fi
+KFORGE_PYTHON="$PWD/.venv/bin/python3" ./build/kforge eval --task tasks/softmax.py \
+  --candidate library/softmax/softmax_triton.py --device "$device" $([ $device = cpu ] && echo --shrink)
