@@ -79,8 +79,23 @@ def handle_line(line):
         return {"id": request_id, "ok": False, "error": f"failed to serve {op}: {detail}"}
 
 
-def serve(stdin=None):
+def prepare_process(argv):
+    """CPU mode (`--cpu` or KFORGE_DEVICE=cpu) sets TRITON_INTERPRET=1 before triton is imported
+    (triton also reads it when a kernel is decorated). Then torch, triton and numpy are imported
+    once here, without initialising CUDA, so that every forked evaluation child starts warm."""
+    if "--cpu" in argv or os.environ.get("KFORGE_DEVICE") == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+    import triton  # noqa: F401
+    import triton.language  # noqa: F401
+    for module in ("correctness", "evaluate", "baseline", "task_loader", "timing", "launches"):
+        importlib.import_module(f"kforge_worker.{module}")
+
+
+def serve(stdin=None, argv=None):
     stream = _open_protocol_stream()
+    prepare_process(sys.argv[1:] if argv is None else argv)
     stdin = stdin or sys.stdin
     for line in stdin:
         line = line.strip()

@@ -1,0 +1,27 @@
+"""Level 1 style: GeLU, tanh approximation (as in minGPT / the lecture)."""
+
+import math
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))
+        return 0.5 * x * (1.0 + torch.tanh(inner))
+
+
+batch_size = 2000
+dim = 2000
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,434 @@
+"""`evaluate`: load a task and a candidate in a sandboxed child, check the candidate's correctness,
+time it against the reference (GPU only), profile it, and report facts (docs/protocol.md).
+
+Order inside the child, each step able to end the evaluation with a status:
+import candidate -> build Model and ModelNew from the same seed -> correctness over N input sets
+(candidate first, then the fp32 reference on fresh clones, then the fp64 reference) -> constant
+output check -> same-tensor-new-contents check -> alternative-shape check -> timing -> profile
+-> post-timing correctness on fresh inputs -> trust guard verdict."""
+
+import copy
+import os
+import random
+import shutil
+import time
+from contextlib import contextmanager
+
+from kforge_worker import trust
+from kforge_worker.errors import Failure, classify, describe
+from kforge_worker.task_loader import (LoadError, alternative_overrides, load_candidate,
+                                       load_task)
+
+DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "calibrated",
+            "input_sets": 5, "trials": 100, "warmup": 10, "flush_l2": True, "timeout_s": 600,
+            "allow_pytorch_only": False, "check_generalization": True, "baselines": ["eager"],
+            "profile": True}
+TIMING_INPUT_SETS = 3
+SEED_BASE = 1000
+
+
+def seed_all(seed):
+    import numpy
+    import torch
+    random.seed(seed)
+    numpy.random.seed(seed % 2 ** 32)
+    torch.manual_seed(seed)  # seeds every CUDA device too
+
+
+def clone_values(values, device=None):
+    import torch
+    out = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            value = value.detach().clone()
+            out.append(value.to(device) if device is not None else value)
+        else:
+            out.append(copy.deepcopy(value))
+    return out
+
+
+def to_float64(model):
+    """A float64 copy of the reference. Plain tensor attributes (KernelBench's h0/c0 created in
+    __init__) are converted too: Module.double() only converts parameters and buffers."""
+    import torch
+    model64 = copy.deepcopy(model).double()
+    for sub in model64.modules():
+        for name, value in list(vars(sub).items()):
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                setattr(sub, name, value.double())
+    return model64
+
+
+def upcast(values):
+    import torch
+    return [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+            for v in values]
+
+
+class Evaluation:
+    def __init__(self, request, scratch):
+        import torch
+        self.torch = torch
+        self.request = {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
+        self.device = self.request["device"]
+        self.precision = self.request["precision"]
+        self.scratch = scratch
+        self.task_path = self.request["task_path"]
+        self.candidate_path = self.request["candidate_path"]
+        self.result = {"status": "ok", "error": "", "error_location": None, "reasons": [],
+                       "correctness": None, "generalizes": "unknown", "timing": None,
+                       "score": None, "speedup_vs_best_baseline": None,
+                       "launches_per_forward": None, "kernels": [], "timed_s": 0.0}
+        self.files = {}
+        self.model64 = None
+        self.model64_device = self.device
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    @contextmanager
+    def candidate_code(self, what):
+        """Exceptions raised while candidate code runs become a classified Failure."""
+        try:
+            yield
+        except Failure:
+            raise
+        except (Exception, SystemExit) as error:
+            text, location = describe(error, self.files)
+            raise Failure(classify(error), f"failed to {what}:\n{text}", location) from None
+
+    def reference_code(self, what):
+        """The reference failing is the task's problem, not the candidate's: ok=false."""
+        from kforge_worker.sandbox import RequestFailure
+
+        @contextmanager
+        def guard():
+            try:
+                yield
+            except Exception as error:
+                text, _ = describe(error, self.files)
+                raise RequestFailure(f"failed to {what} of {self.task_path}:\n{text}") from None
+        return guard()
+
+    def sync(self):
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def build(self, model_new, seed):
+        """Model and ModelNew from the same seed, so equal parameter layouts get equal weights."""
+        seed_all(seed)
+        with self.reference_code("call get_init_inputs()"):
+            init_inputs = self.task.init_inputs()
+        seed_all(seed)
+        with self.reference_code("build Model"):
+            reference = self.task.model_class(*clone_values(init_inputs)).to(self.device).eval()
+        seed_all(seed)
+        with self.candidate_code("build ModelNew"):
+            candidate = model_new(*clone_values(init_inputs))
+            candidate = candidate.to(self.device).eval()
+        return reference, candidate
+
+    def make_inputs(self, seed):
+        seed_all(seed)
+        with self.reference_code("call get_inputs()"):
+            return clone_values(self.task.inputs(), "cpu")
+
+    def run_candidate(self, model, inputs, what):
+        from kforge_worker.correctness import output_list, to_host
+        with self.candidate_code(what), self.torch.no_grad():
+            outputs = output_list(self.guard.call_candidate(model, inputs), "the candidate's")
+            self.sync()
+            return to_host(outputs)
+
+    def run_reference(self, model, host_inputs):
+        from kforge_worker.correctness import output_list, to_host
+        with self.reference_code("run the reference"), self.torch.no_grad():
+            return to_host(output_list(model(*clone_values(host_inputs, self.device)),
+                                       "the reference's"))
+
+    def run_reference64(self, model, host_inputs):
+        """fp64 reference on the device if it supports it (cuDNN RNNs do), else on the CPU."""
+        from kforge_worker.correctness import output_list, to_host
+        if self.model64 is None or self.model64[0] is not model:
+            self.model64 = (model, to_float64(model))
+            self.model64_device = self.device
+        model64 = self.model64[1]
+        with self.torch.no_grad():
+            try:
+                return to_host(output_list(model64(*upcast(clone_values(
+                    host_inputs, self.model64_device))), "the reference's"))
+            except Exception:
+                if self.model64_device == "cpu":
+                    raise
+            self.model64_device = "cpu"
+            self.model64 = (model, to_float64(model).to("cpu"))
+            return self.run_reference64(model, host_inputs)
+
+    def compare_one(self, reference, candidate, host_inputs, where, comparison, inputs=None):
+        """Candidate first (on `inputs`, or fresh device copies), then the references."""
+        got = self.run_candidate(candidate, inputs if inputs is not None else
+                                 clone_values(host_inputs, self.device), "run ModelNew.forward")
+        want32 = self.run_reference(reference, host_inputs)
+        want64 = self.run_reference64(reference, host_inputs)
+        comparison.add(got, want32, want64, where)
+        return got, want32, want64
+
+    # ---- steps ------------------------------------------------------------------------------
+
+    def load(self):
+        from kforge_worker.sandbox import RequestFailure, resolve
+        try:
+            self.task = load_task(self.task_path, self.request["shrink"],
+                                  self.request["overrides"], resolve(self.request, "task_path"))
+        except LoadError as error:
+            raise RequestFailure(str(error)) from None
+        self.files[os.path.abspath(self.task.module.__file__)] = self.task_path
+        copy_path = os.path.join(self.scratch, f"kforge_candidate_{os.getpid()}.py")
+        try:
+            shutil.copyfile(resolve(self.request, "candidate_path"), copy_path)
+        except OSError as error:
+            raise RequestFailure(f"failed to read candidate {self.candidate_path}: "
+                                 f"{error.strerror}") from None
+        self.files[os.path.abspath(copy_path)] = self.candidate_path
+        self.guard = trust.Guard(self.task, self.request)
+        self.guard.before_candidate_import()
+        try:
+            self.module, self.model_new = load_candidate(copy_path, self.candidate_path)
+        except LoadError as error:
+            raise Failure(error.status, str(error), error.location) from None
+        self.guard.after_candidate_import(self.module, self.task.model_class)
+
+    def correctness(self):
+        from kforge_worker.correctness import Comparison, digest
+        from kforge_worker.launches import count_triton_launches
+        self.reference, self.candidate = self.build(self.model_new, SEED_BASE)
+        self.guard.check_model(self.candidate, self.reference)
+        comparison = Comparison(self.precision)
+        self.kept = []
+        candidate_digests, reference_digests = set(), set()
+        for index in range(int(self.request["input_sets"])):
+            seed = SEED_BASE + 1 + index
+            host_inputs = self.make_inputs(seed)
+            with count_triton_launches() as launches:
+                got, want32, want64 = self.compare_one(
+                    self.reference, self.candidate, host_inputs,
+                    f"input set {index} (seed {seed})", comparison)
+            if index == 0 and self.device == "cpu":
+                self.result["launches_per_forward"] = launches.total
+                self.result["kernels"] = [
+                    {"name": name, "calls_per_forward": calls, "time_share": None, "own": True}
+                    for name, calls in launches.by_kernel.most_common()]
+            if index < 2:
+                self.kept.append((host_inputs, want32, want64))
+            candidate_digests.add(digest(got))
+            reference_digests.add(digest(want32))
+        sets = int(self.request["input_sets"])
+        if comparison.passed and sets > 1 and len(reference_digests) > 1 and \
+                len(candidate_digests) == 1:
+            comparison.fail(f"output does not depend on the input: bit-identical for all {sets} "
+                            f"input sets while the reference's output varies")
+        self.result["correctness"] = comparison.report()
+        if not comparison.passed:
+            raise Failure("wrong_output", comparison.first_failure)
+
+    def reuse_check(self):
+        """Same input tensor objects, new contents copied in place: a cache keyed by data_ptr
+        (or by id) returns the old answer here."""
+        from kforge_worker.correctness import Comparison
+        if len(self.kept) < 2:
+            return
+        (first, _, _), (second, want32, want64) = self.kept
+        tensors = clone_values(first, self.device)
+        if not any(isinstance(value, self.torch.Tensor) for value in tensors):
+            return
+        self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
+        for target, source in zip(tensors, second):
+            if isinstance(target, self.torch.Tensor):
+                target.copy_(source)
+        got = self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
+        comparison = Comparison(self.precision)
+        comparison.add(got, want32, want64, "input set 1 copied into the tensors of input set 0")
+        if not comparison.passed:
+            raise Failure("wrong_output", "wrong when the same input tensors are reused with new "
+                                          "contents (a cache keyed by the tensor?):\n"
+                          + comparison.first_failure)
+
+    def generalization(self):
+        """Correct at one alternative shape set too, or the shapes are hard-coded."""
+        from kforge_worker.correctness import Comparison
+        alternative = alternative_overrides(self.task.shapes)
+        if not alternative:
+            return
+        previous = {name: self.task.shapes[name] for name in alternative}
+        self.task.apply(alternative)
+        shown = ", ".join(f"{name}={value}" for name, value in alternative.items())
+        try:
+            try:
+                seed_all(SEED_BASE)
+                reference = self.task.model_class(*self.task.init_inputs()).to(self.device).eval()
+                host_inputs = self.make_inputs(SEED_BASE + 100)
+                want32 = self.run_reference(reference, host_inputs)
+                want64 = self.run_reference64(reference, host_inputs)
+            except Exception:  # RequestFailure included: the reference fails at these shapes
+                self.result["generalizes"] = "unknown"
+                return
+            comparison = Comparison(self.precision)
+            try:
+                _, candidate = self.build(self.model_new, SEED_BASE)
+                got = self.run_candidate(candidate, clone_values(host_inputs, self.device),
+                                         "run ModelNew.forward")
+                comparison.add(got, want32, want64, f"shapes {shown}")
+                problem = comparison.first_failure
+            except Failure as failure:
+                problem = failure.message
+            if problem is None:
+                self.result["generalizes"] = "yes"
+                return
+            self.result["generalizes"] = "no"
+            first_line = problem.strip().split("\n")[-1 if problem.startswith("failed") else 0]
+            raise Failure("rejected", f"hard-coded shapes: correct at task shapes, wrong at "
+                                      f"{{{shown}}}:\n{problem}",
+                          reasons=[f"hard-coded shapes: correct at task shapes, wrong at "
+                                   f"{{{shown}}}: {first_line}"])
+        finally:
+            self.task.apply(previous)
+            self.model64 = None
+
+    def timing(self):
+        from kforge_worker import timing
+        host_sets = [self.make_inputs(SEED_BASE + 200 + i) for i in range(TIMING_INPUT_SETS)]
+        candidate_sets = [clone_values(s, self.device) for s in host_sets]
+        reference_sets = [clone_values(s, self.device) for s in host_sets]
+        candidate, reference = self.candidate, self.reference
+        runners = {"candidate": lambda i: (lambda: candidate(*candidate_sets[i])),
+                   "eager": lambda i: (lambda: reference(*reference_sets[i]))}
+        reasons = {}
+        baselines = self.request["baselines"] or []
+        if "compile" in baselines:
+            runner, reasons["compile"] = timing.compile_runner(reference, reference_sets[0])
+            if runner:
+                runners["compile"] = lambda i, r=runner: r(reference_sets[i])
+        if "cuda_graph" in baselines:
+            runner, reasons["cuda_graph"] = timing.cuda_graph_runner(reference, reference_sets[0])
+            if runner:
+                runners["cuda_graph"] = lambda i, r=runner: r(reference_sets[i])
+        with self.candidate_code("time ModelNew.forward"):
+            stats, timed_s = timing.time_interleaved(
+                runners, list(range(TIMING_INPUT_SETS)), int(self.request["trials"]),
+                int(self.request["warmup"]), bool(self.request["flush_l2"]))
+        result = {"candidate": stats["candidate"], "eager": stats["eager"],
+                  "compile": stats.get("compile"), "cuda_graph": stats.get("cuda_graph")}
+        failed = {name: reason for name, reason in reasons.items() if reason}
+        if failed:
+            result["baseline_errors"] = failed
+        self.result["timing"] = result
+        self.result["timed_s"] = timed_s
+        candidate_ms = stats["candidate"]["median_ms"]
+        self.result["score"] = stats["eager"]["median_ms"] / candidate_ms
+        best = min(stats[name]["median_ms"] for name in stats if name != "candidate")
+        self.result["speedup_vs_best_baseline"] = best / candidate_ms
+
+    def profile(self):
+        from kforge_worker.launches import profile_forward, triton_kernel_names
+        inputs = self.make_inputs(SEED_BASE + 300)
+        device_inputs = clone_values(inputs, self.device)
+        with self.candidate_code("profile ModelNew.forward"), self.torch.no_grad():
+            launches, kernels = profile_forward(lambda: self.candidate(*device_inputs),
+                                                triton_kernel_names(self.module))
+        self.result["launches_per_forward"] = launches
+        self.result["kernels"] = kernels
+
+    def post_timing_check(self):
+        from kforge_worker.correctness import Comparison
+        comparison = Comparison(self.precision)
+        seed = SEED_BASE + 400
+        self.compare_one(self.reference, self.candidate, self.make_inputs(seed),
+                         f"fresh input set after timing (seed {seed})", comparison)
+        if not comparison.passed:
+            raise Failure("wrong_output", "correct before timing, wrong after it on fresh "
+                                          "inputs:\n" + comparison.first_failure)
+
+    def run(self):
+        try:
+            self.load()
+            self.correctness()
+            self.reuse_check()
+            if self.request["check_generalization"]:
+                self.generalization()
+            if self.device == "cuda":
+                self.timing()
+                if self.request["profile"]:
+                    self.profile()
+                self.post_timing_check()
+        except Failure as failure:
+            self.result["status"] = failure.status
+            self.result["error"] = failure.message
+            self.result["error_location"] = failure.location
+            self.result["reasons"] += failure.reasons
+        guard = getattr(self, "guard", None)
+        if guard is not None:
+            guard.after_timing()
+            if guard.violations:
+                self.result["reasons"] += list(guard.violations)
+                if self.result["status"] in ("ok", "wrong_output"):
+                    self.result["status"] = "rejected"
+                    self.result["error"] = "\n".join(guard.violations)
+        if self.result["status"] != "ok":
+            self.result["score"] = None
+            self.result["speedup_vs_best_baseline"] = None
+        return self.result
+
+
+def _evaluate_child(request, scratch):
+    started = time.monotonic()
+    if request.get("device", "cuda") == "cpu":
+        # Read by triton at @triton.jit decoration time, i.e. when the candidate is imported.
+        os.environ["TRITON_INTERPRET"] = "1"
+    import torch  # noqa: F401  (already imported by the worker; CUDA initialises here)
+    from kforge_worker.hello import device_info, versions
+    trust.child_setup(scratch)
+    evaluation = Evaluation(request, scratch)
+    result = evaluation.run()
+    result["device"] = device_info() if evaluation.device == "cuda" else \
+        {"name": "cpu", "interpret": True}
+    result["versions"] = versions()
+    result["shapes"] = evaluation.task.shapes if hasattr(evaluation, "task") else {}
+    result["child_s"] = time.monotonic() - started
+    return result
+
+
+def require(request, fields, verb):
+    from kforge_worker.protocol import RequestError
+    for name in fields:
+        if name not in request:
+            raise RequestError(f"failed to {verb}: missing field {name}")
+        if name.endswith("_path") and not os.path.isfile(request[name]):
+            raise RequestError(f"failed to {verb}: no such file {request[name]}")
+    device = request.get("device", "cuda")
+    if device not in ("cuda", "cpu"):
+        raise RequestError(f"failed to {verb}: device must be cuda or cpu, got {device!r}")
+
+
+def handle(request):
+    from kforge_worker.protocol import RequestError
+    from kforge_worker.sandbox import run_request
+    require(request, ("task_path", "candidate_path"), "evaluate")
+    if request.get("precision", "calibrated") not in ("calibrated", "kernelbench"):
+        raise RequestError("failed to evaluate: precision must be calibrated or kernelbench")
+    outcome = run_request(_evaluate_child, request,
+                          timeout_s=request.get("timeout_s") or DEFAULTS["timeout_s"],
+                          host_memory_gb=request.get("host_memory_gb"))
+    if outcome.status == "done":
+        result = outcome.result
+    else:
+        result = {"status": outcome.status, "error": f"the candidate {outcome.message}",
+                  "error_location": None, "reasons": [], "correctness": None,
+                  "generalizes": "unknown", "timing": None, "score": None,
+                  "speedup_vs_best_baseline": None, "launches_per_forward": None,
+                  "kernels": [], "device": None, "versions": None, "shapes": None,
+                  "timed_s": 0.0}
+        if outcome.status == "rejected":
+            result["reasons"] = [outcome.message]
+    result["wall_s"] = outcome.wall_s
+    result["output_bytes"] = outcome.output.bytes
+    result["output_tail"] = outcome.output.last_lines(20)
+    return result

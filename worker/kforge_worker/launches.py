@@ -1,0 +1,113 @@
+"""Which kernels a forward launches, and how often.
+
+- `count_triton_launches()`: a context manager counting Triton kernel launches by wrapping the
+  launch path (JITFunction.run, and InterpretedFunction.run under TRITON_INTERPRET=1). Works on
+  CPU and GPU; reusable by the trust checks ("the candidate must launch a kernel of its own").
+- `profile_forward(fn, own_names)`: on GPU, one forward under torch.profiler; every device kernel
+  with calls per forward, share of kernel time, and whether it is the candidate's own."""
+
+import contextlib
+import re
+from collections import Counter
+
+# Kernels from PyTorch's own libraries (ATen, cuBLAS, cuDNN, CUTLASS shipped with torch).
+_LIBRARY_KERNEL = re.compile(
+    r"at::|aten::|cudnn|cublas|cutlass|gemm|gemv|xmma|sm\d+_|ampere_|volta_|turing_|hopper_|"
+    r"elementwise_kernel|reduce_kernel|vectorized_|Memcpy|Memset|nchwToNhwc|nhwcToNchw|"
+    r"RNN_|LSTM_|GRU_|splitKreduce|cask|fmha|flash", re.IGNORECASE)
+
+
+class LaunchCount:
+    """Triton launches seen inside the context: `total` and `by_kernel` {name: count}."""
+
+    def __init__(self):
+        self.by_kernel = Counter()
+
+    @property
+    def total(self):
+        return sum(self.by_kernel.values())
+
+
+def _kernel_name(function):
+    inner = getattr(function, "fn", None)
+    return getattr(inner, "__name__", None) or getattr(function, "__name__", "triton_kernel")
+
+
+@contextlib.contextmanager
+def count_triton_launches():
+    """Count launches of every @triton.jit kernel while the context is active."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    count = LaunchCount()
+    originals = {cls: cls.run for cls in (JITFunction, InterpretedFunction)}
+
+    def wrap(original):
+        def run(self, *args, **kwargs):
+            if not kwargs.get("warmup", False):
+                count.by_kernel[_kernel_name(self)] += 1
+            return original(self, *args, **kwargs)
+        return run
+
+    for cls, original in originals.items():
+        cls.run = wrap(original)
+    try:
+        yield count
+    finally:
+        for cls, original in originals.items():
+            cls.run = original
+
+
+def triton_kernel_names(module):
+    """Names of the @triton.jit functions a candidate module defines (its own kernels)."""
+    from triton.runtime.jit import KernelInterface
+    names = set()
+    for value in vars(module).values():
+        if isinstance(value, KernelInterface):
+            names.add(_kernel_name(value))
+            inner = getattr(value, "fn", None)  # autotuner/heuristics wrap a JITFunction
+            while inner is not None and isinstance(inner, KernelInterface):
+                names.add(_kernel_name(inner))
+                inner = getattr(inner, "fn", None)
+    return names
+
+
+def is_own_kernel(name, own_names):
+    """A kernel is the candidate's own when it is one of its Triton kernels, or when its name is
+    not one of PyTorch's libraries' (a custom extension kernel)."""
+    base = name.split("(")[0].split("<")[0].replace("void ", "").strip()
+    return base in own_names or not _LIBRARY_KERNEL.search(name)
+
+
+def profile_forward(fn, own_names):
+    """Profile one call of `fn` on the GPU. Returns (launches, kernels list)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    calls = Counter()
+    times = Counter()
+    for event in prof.events():
+        if getattr(event, "device_type", None) != torch.autograd.DeviceType.CUDA:
+            continue
+        name = event.name
+        if name.startswith("Memcpy") or name.startswith("Memset"):
+            continue
+        calls[name] += 1
+        times[name] += getattr(event, "device_time", getattr(event, "cuda_time", 0)) or 0
+    total_time = sum(times.values()) or 1
+    kernels = [{"name": name, "calls_per_forward": calls[name],
+                "time_share": round(times[name] / total_time, 4),
+                "own": is_own_kernel(name, own_names)}
+               for name in sorted(calls, key=lambda n: -times[n])]
+    return sum(calls.values()), kernels
+
+
+def cpu_launches(fn, own_names):
+    """CPU (interpreter) mode: the Triton launches of one call of `fn`; no timing shares."""
+    with count_triton_launches() as count:
+        fn()
+    kernels = [{"name": name, "calls_per_forward": calls, "time_share": None, "own": True}
+               for name, calls in count.by_kernel.most_common()]
+    return count.total, kernels

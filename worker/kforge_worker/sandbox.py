@@ -1,0 +1,259 @@
+"""Zygote + fork isolation: every piece of work that touches a candidate, or CUDA, runs in a child.
+
+The worker process imports torch, triton and numpy once but never initialises CUDA; each request
+forks a child that does the work (CUDA initialisation included) and sends one JSON result back
+over a pipe. Forking a process that has torch imported but no CUDA context is the DataLoader
+pattern and is safe. The parent enforces the limits and survives whatever the child does:
+
+- wall clock (`timeout_s`): the child's process group is killed -> status "timeout";
+- host memory (VmRSS polled every 50 ms, `host_memory_gb`) -> "crashed", host memory limit;
+- output: the child's stdout/stderr go into a pipe drained by a thread that keeps a bounded
+  head and tail and counts bytes; above MAX_OUTPUT_BYTES -> killed, status "rejected";
+- killed by a signal -> "crashed" with the signal's name; exit without a result -> "crashed".
+
+The child runs in its own session (os.setsid), in a fresh scratch directory (removed afterwards),
+with secrets scrubbed from its environment and no access to the protocol stream."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+
+# Above this many bytes written by the child to stdout+stderr it is killed and rejected.
+# One constant so that the trust policy can change it in one place.
+MAX_OUTPUT_BYTES = 8 * 1024 * 1024
+KEEP_BYTES = 16 * 1024          # head and tail of the output kept for messages
+POLL_S = 0.05
+DEFAULT_HOST_MEMORY_GB = 16.0
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+
+
+def resolve(request, key):
+    """The absolute path of request[key] (paths in requests are relative to the worker's cwd)."""
+    return os.path.join(request.get("_cwd", ""), request[key])
+
+
+class RequestFailure(Exception):
+    """Raised in the child when the request itself cannot be served (malformed task, missing
+    file): the parent turns it into an ok=false reply with this message."""
+
+
+@dataclass
+class Output:
+    """What the child wrote to stdout/stderr: a bounded head and tail, and the total count."""
+    bytes: int = 0
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+
+    def add(self, chunk):
+        self.bytes += len(chunk)
+        if len(self.head) < KEEP_BYTES:
+            room = KEEP_BYTES - len(self.head)
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            del self.tail[:-KEEP_BYTES]
+
+    def text(self):
+        head = self.head.decode("utf-8", "replace")
+        if not self.tail:
+            return head
+        gap = self.bytes - len(self.head) - len(self.tail)
+        middle = f"\n... ({gap} bytes omitted) ...\n" if gap > 0 else ""
+        return head + middle + self.tail.decode("utf-8", "replace")
+
+    def last_lines(self, count=20):
+        return "\n".join(self.text().rstrip("\n").split("\n")[-count:])
+
+
+@dataclass
+class Outcome:
+    """How the child ended. status: done (result holds its reply), timeout, crashed, rejected."""
+    status: str
+    result: dict = None
+    message: str = ""
+    output: Output = None
+    wall_s: float = 0.0
+
+    def result_or_raise(self, verb):
+        """For requests whose only useful answer is the child's result (hello, inspect)."""
+        from kforge_worker.protocol import RequestError
+        if self.status != "done":
+            raise RequestError(f"failed to {verb}: {self.message}")
+        return self.result
+
+
+def _drain(fd, output, over_limit):
+    with os.fdopen(fd, "rb", buffering=0) as stream:
+        while True:
+            chunk = stream.read(65536)
+            if not chunk:
+                return
+            output.add(chunk)
+            if output.bytes > MAX_OUTPUT_BYTES:
+                over_limit.set()
+
+
+def _read_all(fd, sink):
+    with os.fdopen(fd, "rb") as stream:
+        sink.append(stream.read())
+
+
+def _rss_bytes(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _kill_group(pid):
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except OSError:
+            pass
+
+
+def _child(fn, request, scratch, result_w, output_w, keep_fds, cpu_only):
+    """In the forked child: isolate, run fn(request, scratch), send its result, exit."""
+    status = 1
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(output_w, 1)
+        os.dup2(output_w, 2)
+        # Close every other descriptor (the protocol stream above all).
+        keep = sorted({0, 1, 2, result_w} | set(keep_fds))
+        start = 3
+        for fd in keep:
+            if fd >= start:
+                os.closerange(start, fd)
+                start = fd + 1
+        os.closerange(start, 65536)
+        for name in list(os.environ):
+            if SECRET_NAME.search(name):
+                del os.environ[name]
+        if cpu_only:
+            os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        os.environ["KFORGE_SCRATCH"] = scratch
+        os.chdir(scratch)
+        import sys
+        sys.stdin = open(os.devnull)
+        sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+        sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+        try:
+            reply = {"result": fn(request, scratch)}
+        except RequestFailure as error:
+            reply = {"request_error": str(error)}
+        except BaseException:
+            reply = {"internal_error": traceback.format_exc()}
+        from kforge_worker.protocol import encode
+        data = encode(reply).encode("utf-8")
+        with os.fdopen(result_w, "wb") as stream:
+            stream.write(data)
+        status = 0
+    finally:
+        # Skip interpreter and CUDA teardown: a poisoned context can hang it.
+        os._exit(status)
+
+
+def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=False):
+    """Fork, run `fn(request, scratch_dir) -> dict` in the child, return an Outcome."""
+    from kforge_worker.protocol import RequestError
+    timeout_s = float(timeout_s or 300.0)
+    memory_limit = float(host_memory_gb or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
+    # The child works in its scratch directory: relative paths are resolved against ours.
+    request = {**request, "_cwd": os.getcwd()}
+    scratch = tempfile.mkdtemp(prefix="kforge-eval-")
+    result_r, result_w = os.pipe()
+    output_r, output_w = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(result_r)
+        os.close(output_r)
+        _child(fn, request, scratch, result_w, output_w, (), cpu_only)
+    os.close(result_w)
+    os.close(output_w)
+    output = Output()
+    over_limit = threading.Event()
+    result_chunks = []
+    drainer = threading.Thread(target=_drain, args=(output_r, output, over_limit), daemon=True)
+    reader = threading.Thread(target=_read_all, args=(result_r, result_chunks), daemon=True)
+    drainer.start()
+    reader.start()
+    outcome = None
+    wait_status = None
+    try:
+        while True:
+            done, wait_status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            elapsed = time.monotonic() - started
+            if elapsed > timeout_s:
+                outcome = Outcome("timeout", message=f"exceeded the wall-clock limit of "
+                                                     f"{timeout_s:g} s")
+            elif over_limit.is_set():
+                outcome = Outcome("rejected", message=f"wrote {output.bytes / 1e6:.1f} MB to "
+                                                      f"stdout/stderr (limit "
+                                                      f"{MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
+            elif _rss_bytes(pid) > memory_limit:
+                outcome = Outcome("crashed", message=f"host memory limit exceeded "
+                                                     f"({memory_limit / 1024 ** 3:g} GB)")
+            if outcome is not None:
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(POLL_S)
+        _kill_group(pid)  # grandchildren left in the group
+        reader.join(timeout=10)
+        drainer.join(timeout=10)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    wall_s = time.monotonic() - started
+    if outcome is None:
+        outcome = _ended(wait_status, b"".join(result_chunks))
+    outcome.output = output
+    outcome.wall_s = wall_s
+    if outcome.status == "done":
+        if "request_error" in outcome.result:
+            raise RequestError(outcome.result["request_error"])
+        if "internal_error" in outcome.result:
+            detail = outcome.result["internal_error"].rstrip().split("\n")[-1]
+            print(outcome.result["internal_error"], flush=True)  # fd 1 is stderr in the worker
+            raise RequestError(f"failed to serve {request.get('op')}: worker error: {detail}")
+        outcome.result = outcome.result["result"]
+    elif outcome.status == "crashed":
+        tail = output.last_lines()
+        if tail.strip():
+            outcome.message += "\nlast output:\n" + tail
+    return outcome
+
+
+def _ended(wait_status, data):
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return Outcome("crashed", message=f"killed by {name}")
+    if data:
+        try:
+            return Outcome("done", result=json.loads(data))
+        except json.JSONDecodeError:
+            return Outcome("crashed", message="sent a malformed result")
+    code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else -1
+    return Outcome("crashed", message=f"exited with code {code} before reporting")

@@ -1,0 +1,116 @@
+"""GPU timing: CUDA events, warm-up, L2 flush before every trial, interleaved runners.
+
+All runners (the candidate, the eager reference, the baselines) are timed in the same process and
+alternate trial by trial (the order rotates each trial), so clock and thermal drift hit all of
+them alike. Each trial: flush L2 (write a buffer >= 2x the L2 size), synchronise, then time one
+forward with CUDA events and, around it, host wall time (perf_counter up to the synchronise
+after the forward). Host time much larger than event time hints at work the events did not
+see (side streams). The first trial is discarded. Inputs rotate among several pre-generated sets.
+
+A runner is `prepare(inputs) -> fn`: prepare is untimed (e.g. copying into a CUDA graph's static
+inputs) and fn() is the timed forward."""
+
+import statistics
+import time
+
+import torch
+
+DEFAULT_L2_BYTES = 256 * 1024 * 1024
+
+
+def l2_flush_buffer(device):
+    props = torch.cuda.get_device_properties(device)
+    l2 = getattr(props, "L2_cache_size", 0) or DEFAULT_L2_BYTES
+    return torch.empty(2 * l2 // 4, dtype=torch.float32, device=device)
+
+
+def stats(samples_ms, host_ms=None):
+    result = {"median_ms": statistics.median(samples_ms), "mean_ms": statistics.fmean(samples_ms),
+              "std_ms": statistics.pstdev(samples_ms) if len(samples_ms) > 1 else 0.0,
+              "min_ms": min(samples_ms), "trials": len(samples_ms)}
+    if host_ms:
+        result["host_median_ms"] = statistics.median(host_ms)
+    return result
+
+
+def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True):
+    """Time `runners` {name: prepare} over `trials` (+1 discarded) trials each.
+    Returns ({name: Stats}, timed_s) where timed_s is the summed event time of every timed call."""
+    device = torch.cuda.current_device()
+    flush = l2_flush_buffer(device) if flush_l2 else None
+    names = list(runners)
+    with torch.no_grad():
+        for index in range(max(warmup, 1)):
+            for name in names:
+                runners[name](input_sets[index % len(input_sets)])()
+        torch.cuda.synchronize()
+        events = {name: [] for name in names}
+        host = {name: [] for name in names}
+        for trial in range(trials + 1):
+            inputs = input_sets[trial % len(input_sets)]
+            shift = trial % len(names)
+            for name in names[shift:] + names[:shift]:
+                fn = runners[name](inputs)
+                if flush is not None:
+                    flush.zero_()
+                torch.cuda.synchronize()
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                began = time.perf_counter()
+                start.record()
+                fn()
+                end.record()
+                torch.cuda.synchronize()
+                host[name].append((time.perf_counter() - began) * 1e3)
+                events[name].append((start, end))
+    timed_s = 0.0
+    result = {}
+    for name in names:
+        samples = [start.elapsed_time(end) for start, end in events[name]]
+        timed_s += sum(samples) / 1e3
+        result[name] = stats(samples[1:], host[name][1:])
+    return result, timed_s
+
+
+def eager_runner(model):
+    return lambda inputs: (lambda: model(*inputs))
+
+
+def compile_runner(model, sample_inputs):
+    """torch.compile'd model, compiled on a sample. Returns (runner, None) or (None, reason)."""
+    try:
+        compiled = torch.compile(model)
+        with torch.no_grad():
+            compiled(*sample_inputs)
+        torch.cuda.synchronize()
+    except Exception as error:
+        return None, f"torch.compile failed: {type(error).__name__}: {str(error)[:300]}"
+    return eager_runner(compiled), None
+
+
+def cuda_graph_runner(model, sample_inputs):
+    """The eager model captured in a CUDA graph with static inputs; prepare() copies the trial's
+    inputs into them (untimed), fn() replays. Returns (runner, None) or (None, reason)."""
+    try:
+        static = [item.clone() if isinstance(item, torch.Tensor) else item
+                  for item in sample_inputs]
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.no_grad(), torch.cuda.stream(stream):
+            for _ in range(3):
+                model(*static)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.no_grad(), torch.cuda.graph(graph):
+            model(*static)
+        torch.cuda.synchronize()
+    except Exception as error:
+        return None, f"CUDA graph capture failed: {type(error).__name__}: {str(error)[:300]}"
+
+    def prepare(inputs):
+        for target, source in zip(static, inputs):
+            if isinstance(target, torch.Tensor):
+                target.copy_(source)
+        return graph.replay
+
+    return prepare, None
