@@ -12,33 +12,377 @@ in this order, inside the sandboxed child:
     guard.check_model(model, reference_model)
     outputs = guard.call_candidate(model, inputs)   # every correctness forward goes through this
     ...timing (plain calls, unguarded, so timings are not perturbed)...
-    guard.after_timing()
+    guard.after_timing(timing=None)          # timing: the Evaluation's "timing" dict, if any
     guard.violations -> list[str]            # non-empty = status "rejected", reasons = violations
 
-Until the defences land, every method is a pass-through."""
+Violations take precedence over every status except timeout and crashed: a refused operation
+raises PermissionError inside the candidate, which would otherwise read as a runtime_error.
+Additive: `guard.note_kernels(kernels)` gives profiler evidence of the candidate's own kernels
+(the `kernels` list of the result) for candidates that launch no Triton kernel (CUDA C++).
 
+The defences (docs/trust.md has the table):
+- process-wide (child_setup): the audit policy of trust_audit (no programs but the compilers,
+  no network, no writes outside the scratch dir and compiler caches, no signals to others, no gc
+  or frame reading, no tracing, no patching classes), rlimits (no core files, a file-size cap),
+  temporary files in the scratch dir, and watched modules that refuse patching from the candidate;
+- the Guard: identity snapshots of the functions the verdict depends on (timers, events,
+  comparisons, the worker's own functions), checked after import, around every call and after
+  timing; ModelNew may not be or hold the reference Model; each guarded call records the operators
+  and modules it calls (trust_ops) and checks its outputs (plain tensors, not aliasing inputs),
+  its inputs (unchanged), threads and CUDA streams left running, and that it launched a kernel of
+  its own."""
+
+import os
+import sys
+import tempfile
+import threading
+import types
+
+from kforge_worker import trust_audit
+from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy
+
+FILE_SIZE_LIMIT = 1 << 30       # no file written by the child may exceed 1 GiB
+HOST_TIME_SLACK_MS = 0.5        # host time may exceed event time by this, plus the event time
+
+# Modules whose functions the verdict depends on (timers, comparisons, the result's encoding).
+_WATCHED_MODULES = ("builtins", "time", "gc", "os", "sys", "threading", "json", "math", "random",
+                    "copy", "statistics", "hashlib", "inspect", "traceback", "numpy",
+                    "numpy.testing", "numpy.random", "torch", "torch.cuda", "torch.cuda.streams",
+                    "torch.nn.functional", "torch.testing", "torch.nn.modules.module",
+                    "torch.overrides", "torch.utils._python_dispatch")
+_WATCHED_CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.cuda.Event", "torch.cuda.Stream",
+                    "torch.nn.Module", "torch.overrides.TorchFunctionMode")
+_OWN_PACKAGE = "kforge_worker"
+
+_streams_seen = set()  # (stream_id, device_index, device_type) made current during a call
+
+
+# ---- process-wide -----------------------------------------------------------------------------
 
 def child_setup(scratch_dir):
-    """Process-wide limits for the sandboxed child (audit policy, rlimits). No-op for now."""
+    """Process-wide limits for the sandboxed child. Irreversible from Python by design."""
+    import resource
+    scratch_dir = os.path.realpath(scratch_dir)
+    # Temporary files (Triton's launcher build, ptxas inputs) and compiler children stay inside.
+    tempfile.tempdir = scratch_dir
+    os.environ["TMPDIR"] = scratch_dir
+    # Inductor's compile workers are a subprocess pool; one thread compiles in-process instead.
+    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT)):
+        soft, hard = resource.getrlimit(limit)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(limit, (value, value))
+    # Not RLIMIT_AS: CUDA reserves far more address space than it uses. Not RLIMIT_NPROC: it
+    # counts every thread of the user (and root ignores it); the audit policy refuses forks.
+    # Host memory is watched by the parent (sandbox.py).
+    trust_audit.install(scratch_dir)
+    _record_stream_switches()
+    for name in _WATCHED_MODULES:
+        _watch_module(sys.modules.get(name))
 
+
+class _WatchedModule(types.ModuleType):
+    """A module that refuses attribute assignment from candidate code (`time.perf_counter = f`).
+    Writes through the module's __dict__ escape this, not the Guard's identity snapshot."""
+
+    def __setattr__(self, name, value):
+        _refuse_patch(self, name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        _refuse_patch(self, name)
+        super().__delattr__(name)
+
+
+def _refuse_patch(module, name):
+    if trust_audit.called_by_candidate(depth=2):
+        reason = f"patched {module.__name__}.{name}"
+        trust_audit.record(reason)
+        raise PermissionError(f"kforge sandbox: {reason}")
+
+
+def _watch_module(module):
+    if module is not None and type(module) is types.ModuleType:
+        module.__class__ = _WatchedModule
+
+
+def _record_stream_switches():
+    """Wrap the one entry point that makes a CUDA stream current (torch.cuda.set_stream and the
+    torch.cuda.stream context both end here) to learn which streams a candidate used."""
+    import torch
+    original = getattr(torch._C, "_cuda_setStream", None)
+    if original is None or getattr(original, "_kforge_wrapped", False):
+        return
+
+    def set_stream(*args, **kwargs):
+        key = kwargs.get("stream_id", args[0] if args else None), \
+            kwargs.get("device_index", args[1] if len(args) > 1 else None), \
+            kwargs.get("device_type", args[2] if len(args) > 2 else None)
+        _streams_seen.add(key)
+        return original(*args, **kwargs)
+
+    set_stream._kforge_wrapped = True
+    torch._C._cuda_setStream = set_stream
+
+
+# ---- identity snapshots -----------------------------------------------------------------------
+
+def _resolve(dotted):
+    module_name, _, attribute = dotted.rpartition(".")
+    module = sys.modules.get(module_name)
+    if module is None and module_name == "torch._C":
+        module = sys.modules.get("torch")._C
+    return getattr(module, attribute, None) if module is not None else None
+
+
+def _entry(value):
+    """What must not change about a watched value: its identity and, for a function, its code."""
+    code = getattr(value, "__code__", None)
+    return (id(value), id(code) if code is not None else None), value
+
+
+class Snapshot:
+    """Identity of every callable in the watched modules and classes and in the worker's own
+    modules, taken before the candidate is imported."""
+
+    def __init__(self):
+        self.entries = {}   # "module.name" -> (identity key, the object itself: keeps it alive)
+        self.class_keys = {}  # class label -> set of its dict's keys
+        modules = [sys.modules.get(name) for name in _WATCHED_MODULES]
+        modules += [module for name, module in sorted(sys.modules.items())
+                    if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + ".")]
+        classes = [(name, _resolve(name)) for name in _WATCHED_CLASSES]
+        for module in modules:
+            if module is None:
+                continue
+            for name, value in list(vars(module).items()):
+                if callable(value) and not isinstance(value, types.ModuleType):
+                    self.entries[f"{module.__name__}.{name}"] = _entry(value)
+                    if isinstance(value, type) and module.__name__.startswith(_OWN_PACKAGE):
+                        classes.append((f"{module.__name__}.{name}", value))
+        for label, cls in classes:
+            if isinstance(cls, type):
+                self.class_keys[label] = (cls, set(vars(cls)))
+                for name, value in list(vars(cls).items()):
+                    self.entries[f"{label}.{name}"] = _entry(value)
+
+    def changes(self):
+        """Lines naming every watched function replaced, deleted, or added to a watched class."""
+        current = {}
+        for label, (cls, keys) in self.class_keys.items():
+            for name, value in list(vars(cls).items()):
+                current[f"{label}.{name}"] = value
+        reasons = []
+        for label, ((identity, code), _) in self.entries.items():
+            owner, _, name = label.rpartition(".")
+            if label in current:
+                value = current[label]
+            else:
+                module = sys.modules.get(owner)
+                value = vars(module).get(name, _MISSING) if module is not None else _MISSING
+            if value is _MISSING:
+                reasons.append(f"patched {label} (deleted)")
+            elif _entry(value)[0] != (identity, code):
+                reasons.append(f"patched {label}")
+        for label, (cls, keys) in self.class_keys.items():
+            for name in set(vars(cls)) - keys:
+                if not name.startswith("_abc_"):
+                    reasons.append(f"patched {label}.{name} (added)")
+        return reasons
+
+
+_MISSING = object()
+
+
+# ---- the guard --------------------------------------------------------------------------------
 
 class Guard:
+    """Per-evaluation checks; `violations` is the verdict (empty = nothing caught)."""
+
     def __init__(self, task, options):
         self.task = task
-        self.options = options
-        self.violations = []
+        self.options = options or {}
+        self._own = []           # this evaluation's violations (the audit's are process-wide)
+        self._snapshot = None
+        self._module = None
+        self._reference = None
+        self._reference_cls = None
+        self._policy = None
+        self._calls = 0          # completed guarded calls
+        self._launches = 0       # Triton launches seen in them
+        self._profiled_own = False
+
+    @property
+    def violations(self):
+        reasons = list(trust_audit.violations) + self._own
+        if (self._calls and not self._launches and not self._profiled_own
+                and not self.options.get("allow_pytorch_only")):
+            reasons.append("launched no kernel of its own (a pure PyTorch rewrite; allowed only "
+                           "with allow_pytorch_only)")
+        return list(dict.fromkeys(reasons))
+
+    def _add(self, reasons):
+        for reason in reasons:
+            if reason not in self._own:
+                self._own.append(reason)
+
+    def _check_snapshot(self):
+        if self._snapshot is not None:
+            self._add(self._snapshot.changes())
 
     def before_candidate_import(self):
-        pass
+        for name, module in list(sys.modules.items()):
+            if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):
+                _watch_module(module)
+        self._snapshot = Snapshot()
 
     def after_candidate_import(self, module, reference_cls):
-        pass
+        self._module = module
+        self._reference_cls = reference_cls
+        trust_audit.add_candidate(getattr(module, "__file__", None), module.__name__)
+        self._check_snapshot()
+        model_new = getattr(module, "ModelNew", None)
+        if isinstance(model_new, type) and any(
+                cls is reference_cls or cls.__name__ == reference_cls.__name__
+                for cls in model_new.__mro__[1:]):
+            self._add(["ModelNew inherits from the reference Model"])
 
     def check_model(self, model, reference_model):
-        pass
+        self._reference = reference_model
+        self._check_snapshot()
+        cls = self._reference_cls or type(reference_model)
+        for name, sub in model.named_modules():
+            if isinstance(sub, cls) or type(sub).__name__ == cls.__name__:
+                self._add([f"holds an instance of the reference Model ({name or 'itself'})"])
+
+    def note_kernels(self, kernels):
+        """Profiler evidence (the result's `kernels`): any kernel marked own counts."""
+        if any(kernel.get("own") for kernel in kernels or []):
+            self._profiled_own = True
 
     def call_candidate(self, model, inputs):
-        return model(*inputs)
+        import torch
+        from kforge_worker.launches import count_triton_launches
+        self._check_snapshot()
+        before = _InputState(inputs)
+        threads = set(threading.enumerate())
+        cuda = any(isinstance(x, torch.Tensor) and x.is_cuda for x in inputs)
+        stream = torch.cuda.current_stream() if cuda else None
+        _streams_seen.clear()
+        ops, modules = OpRecorder(), ModuleRecorder()
+        with count_triton_launches() as launches, modules, ops:
+            outputs = model(*inputs)
+        if cuda:
+            self._check_streams(stream)
+        self._launches += launches.total
+        self._calls += 1
+        self._check_snapshot()
+        self._check_outputs(outputs, inputs)
+        self._add(before.changes(inputs))
+        self._check_threads(threads)
+        if self._policy is None and self._reference is not None:
+            self._policy = self._record_reference(inputs)
+        if self._policy is not None:
+            self._add(self._policy.check(ops.names, modules.types))
+        return outputs
 
-    def after_timing(self):
-        pass
+    def _record_reference(self, inputs):
+        """One reference forward on copies of these inputs (after the candidate's: it runs first)
+        under the recorders, to learn which operators the candidate replaces."""
+        import torch
+        copies = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        ops, modules = OpRecorder(), ModuleRecorder()
+        with torch.no_grad(), modules, ops:
+            self._reference(*copies)
+        return Policy(ops.names, [t for t in modules.types if t is not type(self._reference)],
+                      self._reference_cls or type(self._reference))
+
+    def _check_outputs(self, outputs, inputs):
+        import torch
+        items = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        spans = [(index, _span(x)) for index, x in enumerate(inputs)
+                 if isinstance(x, torch.Tensor) and x.numel()]
+        for position, item in enumerate(items):
+            if isinstance(item, torch.Tensor) and type(item) is not torch.Tensor:
+                self._add([f"output {position} is a {type(item).__name__}, a torch.Tensor "
+                           f"subclass (lazy or overridden behaviour); return a plain tensor"])
+                continue
+            if not isinstance(item, torch.Tensor) or not item.numel():
+                continue
+            low, high = _span(item)
+            for index, (in_low, in_high) in spans:
+                if low < in_high and in_low < high:
+                    self._add([f"output {position} aliases input {index} (returns the input or "
+                               f"a view of it)"])
+
+    def _check_threads(self, before):
+        for thread in set(threading.enumerate()) - before:
+            target = getattr(thread, "_target", None) or getattr(type(thread), "run", None)
+            origin = getattr(target, "__module__", "") or ""
+            if thread.is_alive() and not origin.startswith(("torch", "triton")):
+                self._add([f"left a thread running after forward returned ({thread.name}): work "
+                           f"the timing would not see"])
+
+    def _check_streams(self, stream):
+        import torch
+        current = torch.cuda.current_stream()
+        if current != stream:
+            self._add(["left a different CUDA stream current after forward returned"])
+        stream.synchronize()  # the stream the timing events are recorded on
+        for stream_id, device_index, device_type in list(_streams_seen):
+            if stream_id is None:
+                continue
+            other = torch.cuda.Stream(stream_id=stream_id, device_index=device_index,
+                                      device_type=device_type)
+            if other != stream and not other.query():
+                self._add(["left work running on a side CUDA stream after forward returned "
+                           "(the current stream does not wait for it): work the timing "
+                           "events would not see"])
+        torch.cuda.synchronize()
+
+    def after_timing(self, timing=None):
+        self._check_snapshot()
+        stats = (timing or {}).get("candidate") or {}
+        event, host = stats.get("median_ms"), stats.get("host_median_ms")
+        if event is not None and host is not None and host > 2 * event + HOST_TIME_SLACK_MS:
+            self._add([f"host time {host:.3f} ms per forward vs {event:.3f} ms seen by the CUDA "
+                       f"events: work outside the timed stream (side stream or thread)"])
+
+
+def _span(tensor):
+    """[low, high) bytes of the storage region a tensor can reach."""
+    storage = tensor.untyped_storage()
+    return storage.data_ptr(), storage.data_ptr() + max(storage.nbytes(), 1)
+
+
+class _InputState:
+    """Host copies and metadata of the inputs before a call, to prove they were not touched."""
+
+    def __init__(self, inputs):
+        import torch
+        self.saved = []
+        for x in inputs:
+            if isinstance(x, torch.Tensor):
+                self.saved.append((x.data_ptr(), tuple(x.shape), x.stride(), x.dtype,
+                                   _bytes(x)))
+            else:
+                self.saved.append(None)
+
+    def changes(self, inputs):
+        reasons = []
+        for index, (x, saved) in enumerate(zip(inputs, self.saved)):
+            if saved is None:
+                continue
+            ptr, shape, stride, dtype, data = saved
+            if (x.data_ptr(), tuple(x.shape), x.stride(), x.dtype) != (ptr, shape, stride, dtype):
+                reasons.append(f"changed input {index}'s shape, strides or storage in place")
+            elif not _bytes(x).equal(data):
+                reasons.append(f"mutated input {index} in place")
+        return reasons
+
+
+def _bytes(tensor):
+    """The tensor's values as raw host bytes (bitwise comparison: NaN-safe, any dtype)."""
+    import torch
+    host = tensor.detach().to("cpu", copy=True).contiguous().reshape(-1)
+    return host.view(torch.uint8) if host.numel() else host

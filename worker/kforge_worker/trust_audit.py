@@ -1,0 +1,270 @@
+"""The sandboxed child's audit policy: a `sys.addaudithook` hook that refuses what a kernel has no
+business doing (spawning programs, the network, writing outside its scratch directory, signalling
+other processes, reading the harness's objects through `gc` or frames, tracing, patching classes)
+and records each refusal as a violation, which the Guard turns into status "rejected".
+
+Audit hooks cannot be removed once installed, so a candidate cannot switch this off from Python.
+They do not see native code (ctypes, a compiled extension): that is contained by the process
+boundary, the rlimits and the wall-clock kill, not by this hook. See docs/trust.md."""
+
+import os
+import re
+import shutil
+import sys
+import threading
+
+# Process-wide: every refusal, in order. The Guard reports it; it is never cleared.
+violations = []
+
+_state = {
+    "installed": False,
+    "write_roots": [],          # real paths under which the child may create or change files
+    "candidate_files": set(),   # real paths of candidate sources: attribution of frames
+    "candidate_modules": set(),  # module names of candidates: objects they may patch freely
+}
+_local = threading.local()
+
+# Programs Triton and torch run while compiling: Triton builds its launcher stub with the C compiler
+# (triton/runtime/build.py), finds libcuda with /sbin/ldconfig (backends/nvidia/driver.py) and runs
+# ptxas/cuobjdump/nvdisasm from its package or TRITON_*_PATH (knobs.py, backends/nvidia/compiler.py);
+# torch.utils.cpp_extension runs ninja, c++ and nvcc for CUDA C++ candidates.
+_ALLOWED_PROGRAM = re.compile(
+    r"^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+)(-[0-9.]+)?$"
+    r"|^(ldconfig(\.real)?|nvcc|ptxas(-blackwell)?|cuobjdump|nvdisasm|ninja|cicc|fatbinary|nvlink)$")
+_OWN_FILES = {__file__, os.path.realpath(__file__)}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def record(reason):
+    """Adds a violation once (a candidate that forks in a loop gives one line, not thousands)."""
+    if reason not in violations:
+        violations.append(reason)
+
+
+def install(scratch_dir):
+    """Installs the hook (once per process) and allows writes under `scratch_dir`."""
+    allow_write(scratch_dir)
+    for path in _cache_dirs():
+        allow_write(path)
+    allow_write(os.devnull)  # subprocess.DEVNULL opens it read-write
+    if not _state["installed"]:
+        sys.addaudithook(_hook)
+        _state["installed"] = True
+
+
+def allow_write(path):
+    """Lets the child create and change files under `path` (the harness may add its own)."""
+    if path:
+        real = os.path.realpath(path)
+        if real not in _state["write_roots"]:
+            _state["write_roots"].append(real)
+
+
+def add_candidate(path, module_name):
+    """Marks the candidate's source file and module: frames from it are the candidate's doing."""
+    if path:
+        _state["candidate_files"].add(os.path.realpath(path))
+        _state["candidate_files"].add(path)
+    if module_name:
+        _state["candidate_modules"].add(module_name)
+
+
+def _cache_dirs():
+    """Compiler caches the child legitimately writes: Triton's and Inductor's."""
+    dirs = [os.environ.get("TORCHINDUCTOR_CACHE_DIR"), os.environ.get("TRITON_CACHE_DIR")]
+    try:
+        from triton import knobs
+        dirs += [knobs.cache.dir, knobs.cache.dump_dir, knobs.cache.override_dir]
+    except Exception:  # an older or absent Triton: nothing more to allow
+        pass
+    return [d for d in dirs if d]
+
+
+# ---- the hook -------------------------------------------------------------------------------
+
+def _hook(event, args):
+    handler = _HANDLERS.get(event)
+    if handler is None or getattr(_local, "busy", False):
+        return
+    _local.busy = True  # the handlers below raise audit events themselves (sys._getframe)
+    try:
+        reason = handler(args)
+    finally:
+        _local.busy = False
+    if reason:
+        record(reason)
+        raise PermissionError(f"kforge sandbox: {reason}")
+
+
+def _caller(skip_modules=()):
+    """The first frame outside this module (and outside `skip_modules`' files)."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename in _OWN_FILES or
+                                 os.path.basename(frame.f_code.co_filename) in skip_modules):
+        frame = frame.f_back
+    return frame
+
+
+def _is_candidate(frame):
+    return frame is not None and frame.f_code.co_filename in _state["candidate_files"]
+
+
+def _candidate_on_stack():
+    frame = sys._getframe(2)
+    while frame is not None:
+        if _is_candidate(frame):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _program(path):
+    path = os.fsdecode(path)
+    resolved = path if os.sep in path else (shutil.which(path) or path)
+    return [os.path.basename(path), os.path.basename(os.path.realpath(resolved)), resolved]
+
+
+def _check_program(path):
+    names = _program(path)
+    triton_dir = _triton_dir()
+    if any(_ALLOWED_PROGRAM.match(name) for name in names[:2]):
+        return None
+    if triton_dir and os.path.realpath(names[2]).startswith(triton_dir + os.sep):
+        return None
+    return f"tried to run a program: {os.fsdecode(path)}"
+
+
+def _triton_dir():
+    module = sys.modules.get("triton")
+    file = getattr(module, "__file__", None)
+    return os.path.dirname(os.path.realpath(file)) if file else None
+
+
+def _spawn(args):
+    executable, argv = args[0], args[1]
+    if executable is None and argv:
+        executable = argv[0] if isinstance(argv, (list, tuple)) else str(argv).split()[0]
+    return _check_program(executable) if executable is not None else "tried to run a program"
+
+
+def _outside(path):
+    if isinstance(path, int):  # an already open descriptor
+        return None
+    path = os.path.realpath(os.fsdecode(path))
+    for root in _state["write_roots"]:
+        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+    return path
+
+
+def _open(args):
+    path, mode, flags = args
+    writing = (any(c in mode for c in "wax+") if isinstance(mode, str)
+               else bool((flags or 0) & _WRITE_FLAGS))
+    if writing and path is not None and _outside(path):
+        return f"tried to write outside its scratch directory: {_outside(path)}"
+    return None
+
+
+def _change(*indices):
+    def check(args):
+        for index in indices:
+            if index < len(args) and args[index] is not None and _outside(args[index]):
+                return f"tried to change a file outside its scratch directory: {_outside(args[index])}"
+        return None
+    return check
+
+
+def _kill(args):
+    pid = args[0]
+    if pid != os.getpid():
+        return f"tried to signal another process (pid {pid})"
+    return None
+
+
+def _when_candidate(reason):
+    """Refused when any candidate frame is on the stack (libraries may do it for themselves)."""
+    return lambda args: reason if _candidate_on_stack() else None
+
+
+def _frame_access(args):
+    # A direct call from candidate code, or through inspect's helpers (currentframe, stack).
+    if _is_candidate(_caller(skip_modules=("inspect.py",))):
+        return "inspected the caller's frames (sys._getframe / inspect)"
+    return None
+
+
+def _getattr(args):
+    if args[1] in ("tb_frame", "gi_frame", "cr_frame", "ag_frame") and _is_candidate(_caller()):
+        return f"inspected the caller's frames (.{args[1]})"
+    return None
+
+
+def _setattr(args):
+    """Patching a class or a function's code that the candidate does not own."""
+    target, name = args[0], args[1]
+    if not _is_candidate(_caller()):
+        return None
+    owner = getattr(target, "__module__", None)
+    if owner in _state["candidate_modules"]:
+        return None
+    label = getattr(target, "__qualname__", None) or type(target).__name__
+    return f"patched {owner}.{label}.{name}" if owner else f"patched {label}.{name}"
+
+
+_HANDLERS = {
+    "os.fork": lambda args: "tried to fork",
+    "os.forkpty": lambda args: "tried to fork",
+    "os.system": lambda args: f"tried to run a shell command: {os.fsdecode(args[0])[:80]}",
+    "pty.spawn": lambda args: "tried to spawn a terminal",
+    "os.exec": lambda args: _check_program(args[0]),
+    "os.spawn": lambda args: _check_program(args[1]),
+    "os.posix_spawn": lambda args: _check_program(args[0]),
+    "subprocess.Popen": _spawn,
+    "os.kill": _kill,
+    "os.killpg": lambda args: f"tried to signal a process group ({args[0]})",
+    "socket.connect": lambda args: f"tried to open a network connection to {args[1]!r}",
+    "socket.bind": lambda args: f"tried to listen on the network at {args[1]!r}",
+    "socket.sendto": lambda args: f"tried to send on the network to {args[1]!r}",
+    "socket.sendmsg": lambda args: "tried to send on the network",
+    "socket.getaddrinfo": lambda args: f"tried to resolve a network name {args[0]!r}",
+    "socket.gethostbyname": lambda args: f"tried to resolve a network name {args[0]!r}",
+    "socket.gethostbyaddr": lambda args: f"tried to resolve a network address {args[0]!r}",
+    "open": _open,
+    "os.remove": _change(0),
+    "os.rename": _change(0, 1),
+    "os.replace": _change(0, 1),
+    "os.rmdir": _change(0),
+    "os.mkdir": _change(0),
+    "os.chmod": _change(0),
+    "os.chown": _change(0),
+    "os.link": _change(1),
+    "os.symlink": _change(1),
+    "os.truncate": _change(0),
+    "os.utime": _change(0),
+    "shutil.rmtree": _change(0),
+    "gc.get_objects": _when_candidate("read the interpreter's objects (gc.get_objects)"),
+    "gc.get_referrers": _when_candidate("read the interpreter's objects (gc.get_referrers)"),
+    "gc.get_referents": _when_candidate("read the interpreter's objects (gc.get_referents)"),
+    "sys.settrace": _when_candidate("installed a trace function (sys.settrace)"),
+    "sys.setprofile": _when_candidate("installed a profile function (sys.setprofile)"),
+    "sys._current_frames": _when_candidate("inspected other threads' frames"),
+    "sys._getframe": _frame_access,
+    "object.__getattr__": _getattr,
+    "object.__setattr__": _setattr,
+    "object.__delattr__": _setattr,
+}
+
+
+def called_by_candidate(depth=1):
+    """True when the frame `depth` levels above the caller of this function is candidate code.
+    For checks made outside the hook (a module's __setattr__), without tripping the hook."""
+    busy = getattr(_local, "busy", False)
+    _local.busy = True
+    try:
+        frame = sys._getframe(depth + 1)
+        return _is_candidate(frame)
+    except ValueError:
+        return False
+    finally:
+        _local.busy = busy
