@@ -42,6 +42,10 @@ struct EvalRequest {
   bool allow_pytorch_only = false;
   bool check_generalization = true;
   std::vector<std::string> baselines = {"eager"};
+  /// Shape constants to override (name → value), applied before `shrink`'s own choices.
+  std::map<std::string, long long> overrides;
+  /// Profile a forward to count launches and list kernels.
+  bool profile = true;
 };
 
 /// Latency statistics over the timed trials, in milliseconds.

@@ -4,6 +4,7 @@
 // (worker_pool.cc, process launcher, protocol codec) belongs to src/eval.
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,12 @@ struct WorkerInfo {
   int sm_count = 0;
   double memory_gb = 0;
   bool interpret = false;
+  std::string numpy;
+  /// Compute capability as the worker reports it, e.g. "9.0".
+  std::optional<std::string> capability;
+  long pid = 0;
+  /// The `hello` result as it came.
+  std::string raw_json;
 };
 
 /// Timings of the reference alone (`kforge baseline`).
@@ -47,6 +54,7 @@ struct BaselineRequest {
   bool flush_l2 = true;
   std::vector<std::string> baselines = {"eager", "compile", "cuda_graph"};
   double timeout_s = 900;
+  std::map<std::string, long long> overrides;
 };
 
 /// What the pool needs to start workers.
@@ -62,6 +70,19 @@ struct PoolOptions {
   std::vector<std::string> launcher;
   /// Added to each request's own limit before the pool gives up on a silent worker.
   double grace_s = 30;
+  /// Python module to run (`python -m <module>`); tests point it at a fake worker.
+  std::string module = "kforge_worker";
+  /// How long a starting worker may take to answer `hello` (importing torch can be slow).
+  double start_timeout_s = 180;
+  /// Consecutive failed starts of one worker slot before the pool gives up on it; later calls
+  /// get the last start error at once.
+  int start_attempts = 2;
+  /// After `shutdown`, how long to wait for a worker to exit before killing it.
+  double shutdown_grace_s = 5;
+  /// Append each worker's stderr to <log_dir>/worker-<n>.log; empty = no log file.
+  std::filesystem::path log_dir;
+  /// Copy each worker's stderr to kforge's stderr, prefixed "[worker <n>] ".
+  bool forward_stderr = false;
 };
 
 /// A pool of kforge-worker processes, one per GPU. Thread-safe: several threads may call
@@ -82,6 +103,13 @@ class WorkerPool {
   virtual std::size_t size() const = 0;
 };
 
+class ProcessLauncher;
+
+/// The pool with real worker processes (fork/exec, see process_launcher.h). Starts nothing yet:
+/// each worker starts on first use. The destructor shuts the workers down.
 std::unique_ptr<WorkerPool> make_worker_pool(const PoolOptions& options);
+/// The same over any launcher (tests pass a fake).
+std::unique_ptr<WorkerPool> make_worker_pool(const PoolOptions& options,
+                                             std::shared_ptr<ProcessLauncher> launcher);
 
 }  // namespace kforge::eval
