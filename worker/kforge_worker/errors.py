@@ -73,6 +73,22 @@ def _chain(error):
     return list(reversed(chain))
 
 
+def _segments(error):
+    """(frames, exception) per printed exception. Triton's interpreter re-raises a kernel's
+    error as InterpreterError(repr(cause)) from the launch site; the two are merged into one
+    stack (launch site, then the kernel line) ending with the cause's own message."""
+    from triton.runtime.errors import InterpreterError
+    segments = []
+    for link in _chain(error):
+        frames = list(traceback.extract_tb(link.__traceback__))
+        if isinstance(link, InterpreterError) and segments and link.__cause__ is segments[-1][1]:
+            inner_frames, cause = segments.pop()
+            segments.append((frames[:-1] + inner_frames, cause))
+        else:
+            segments.append((frames, link))
+    return segments
+
+
 def describe(error, files):
     """A short traceback that keeps only the frames inside `files` (candidate, task), plus the
     innermost frame when it lies outside the harness (a torch or triton function the candidate
@@ -84,17 +100,16 @@ def describe(error, files):
     harness_dir = os.path.dirname(os.path.abspath(__file__))
     lines = []
     location = None
-    for link in _chain(error):
-        frames = traceback.extract_tb(link.__traceback__)
-        kept = []
+    for frames, link in _segments(error):
         for index, frame in enumerate(frames):
             full = os.path.abspath(frame.filename)
             if full in files:
-                kept.append((files[full], frame))
-                location = f"{files[full]}:{frame.lineno}"
+                path = files[full]
+                location = f"{path}:{frame.lineno}"
             elif index == len(frames) - 1 and not full.startswith(harness_dir):
-                kept.append((frame.filename, frame))
-        for path, frame in kept:
+                path = frame.filename
+            else:
+                continue
             lines.append(f"  File {path}:{frame.lineno}, in {frame.name}")
             if frame.line:
                 lines.append(f"    {frame.line.strip()}")

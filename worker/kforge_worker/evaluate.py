@@ -10,6 +10,7 @@ output check -> same-tensor-new-contents check -> alternative-shape check -> tim
 import copy
 import os
 import random
+import re
 import shutil
 import time
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "
             "allow_pytorch_only": False, "check_generalization": True, "baselines": ["eager"],
             "profile": True}
 TIMING_INPUT_SETS = 3
+SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-eval-[^/\s]+/kforge_candidate_\d+\.py")
 SEED_BASE = 1000
 
 
@@ -427,8 +429,29 @@ def handle(request):
                   "kernels": [], "device": None, "versions": None, "shapes": None,
                   "timed_s": 0.0}
         if outcome.status == "rejected":
-            result["reasons"] = [outcome.message]
+            result["reasons"] = [outcome.message.split(": ", 1)[-1]]
     result["wall_s"] = outcome.wall_s
     result["output_bytes"] = outcome.output.bytes
-    result["output_tail"] = outcome.output.last_lines(20)
+    result["output_tail"] = outcome.output.last_lines(40)
+    # The child ran a scratch copy of the candidate: show the user's path instead.
+    for key in ("error", "output_tail"):
+        result[key] = SCRATCH_COPY.sub(request["candidate_path"], result[key] or "")
+    if outcome.status == "crashed":
+        _locate_crash(result, request["candidate_path"])
     return result
+
+
+def _locate_crash(result, candidate_path):
+    """A crashed child leaves faulthandler's stack (innermost call first) in its output: keep the
+    fatal error line and the candidate's frames, and locate the innermost of them."""
+    text = result["error"]
+    head, _, _ = text.partition("\nlast output:\n")
+    kept = []
+    for line in SCRATCH_COPY.sub(candidate_path, result["output_tail"]).split("\n"):
+        if line.startswith("Fatal Python error") or f'"{candidate_path}"' in line:
+            kept.append(line)
+            match = re.search(r'File "(.+)", line (\d+)', line)
+            if match and result["error_location"] is None:
+                result["error_location"] = f"{match.group(1)}:{match.group(2)}"
+    if kept:
+        result["error"] = head + "\n" + "\n".join(kept)

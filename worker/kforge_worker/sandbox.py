@@ -149,10 +149,12 @@ def _child(fn, request, scratch, result_w, output_w, keep_fds, cpu_only):
             os.environ["CUDA_VISIBLE_DEVICES"] = ""
         os.environ["KFORGE_SCRATCH"] = scratch
         os.chdir(scratch)
+        import faulthandler
         import sys
         sys.stdin = open(os.devnull)
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+        faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
         try:
             reply = {"result": fn(request, scratch)}
         except RequestFailure as error:
@@ -204,13 +206,13 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
             elapsed = time.monotonic() - started
             if elapsed > timeout_s:
                 outcome = Outcome("timeout", message=f"exceeded the wall-clock limit of "
-                                                     f"{timeout_s:g} s")
+                                                     f"{timeout_s:g} s and was killed")
             elif over_limit.is_set():
-                outcome = Outcome("rejected", message=f"wrote {output.bytes / 1e6:.1f} MB to "
+                outcome = Outcome("rejected", message=f"was killed: wrote {output.bytes / 1e6:.1f} MB to "
                                                       f"stdout/stderr (limit "
                                                       f"{MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
             elif _rss_bytes(pid) > memory_limit:
-                outcome = Outcome("crashed", message=f"host memory limit exceeded "
+                outcome = Outcome("crashed", message=f"was killed: host memory limit exceeded "
                                                      f"({memory_limit / 1024 ** 3:g} GB)")
             if outcome is not None:
                 _kill_group(pid)
@@ -249,7 +251,7 @@ def _ended(wait_status, data):
             name = signal.Signals(number).name
         except ValueError:
             name = f"signal {number}"
-        return Outcome("crashed", message=f"killed by {name}")
+        return Outcome("crashed", message=f"was killed by {name}")
     if data:
         try:
             return Outcome("done", result=json.loads(data))

@@ -1,0 +1,21 @@
+"""Test task: output = 1e-6 * x, whose variation across inputs is below the tolerance, so only
+the constant-output check can tell a candidate returning zeros from a correct one."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 1e-6
+
+
+batch_size = 4
+dim = 8
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,227 @@
+"""Black-box: evaluations through a real worker process, one status per broken candidate. The
+worker is shared across the session, so every test after a crash or a hang also checks that the
+worker survived it."""
+
+from conftest import candidate, task_file
+
+
+def test_hello_reports_versions_and_cpu_mode(worker):
+    reply = worker.call("hello")
+    assert reply["ok"]
+    result = reply["result"]
+    assert result["interpret"] is True
+    assert result["device"] is None
+    for key in ("python", "torch", "triton", "numpy", "worker_version", "pid"):
+        assert result[key]
+
+
+def test_correct_softmax_is_ok(worker):
+    result = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    assert result["status"] == "ok", result["error"]
+    correctness = result["correctness"]
+    assert correctness["pass_calibrated"] and correctness["pass_kernelbench"]
+    assert correctness["input_sets"] == 5
+    assert correctness["max_abs_err"] < 1e-5
+    assert result["generalizes"] == "yes"
+    assert result["timing"] is None and result["score"] is None  # CPU mode: never a speed-up
+    assert result["launches_per_forward"] == 1
+    assert result["kernels"][0]["name"] == "softmax_row_kernel"
+    assert result["shapes"] == {"batch_size": 2, "dim": 16}
+
+
+def test_correct_gelu_is_ok(worker):
+    result = worker.evaluate("tasks/gelu.py", "library/gelu/candidate.py")
+    assert result["status"] == "ok", result["error"]
+    assert result["generalizes"] == "yes"
+    assert result["launches_per_forward"] == 1
+
+
+def test_syntax_error_is_located(worker):
+    path = candidate("softmax_syntax_error")
+    result = worker.evaluate("tasks/softmax.py", path)
+    assert result["status"] == "syntax_error"
+    assert result["error"].startswith(f"{path}:12:")
+    assert "def forward(self, x)" in result["error"]
+    assert "^" in result["error"]
+    assert result["error_location"] == f"{path}:12"
+
+
+def test_missing_tl_tanh_is_a_compile_error(worker):
+    path = candidate("gelu_tl_tanh")
+    result = worker.evaluate("tasks/gelu.py", path)
+    assert result["status"] == "compile_error", result["error"]
+    assert "AttributeError: module 'triton.language' has no attribute 'tanh'" in result["error"]
+    assert f"File {path}:24, in forward" in result["error"]  # the launch site, then
+    assert f"File {path}:14, in gelu_kernel" in result["error"]  # the kernel line
+    assert result["error_location"] == f"{path}:14"
+    assert "kforge_worker" not in result["error"]  # harness frames dropped
+
+
+def test_non_constexpr_arange_is_a_compile_error(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("softmax_arange_not_constexpr"))
+    assert result["status"] == "compile_error", result["error"]
+    assert "arange's arguments must be of type tl.constexpr" in result["error"]
+
+
+def test_wrong_output_names_the_failing_element(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("softmax_wrong"))
+    assert result["status"] == "wrong_output"
+    failure = result["correctness"]["first_failure"]
+    assert failure == result["error"]
+    assert "output 0 of 1 (shape [2, 16]), input set 0 (seed 1001)" in failure
+    assert "worst at index (" in failure and "expected" in failure and "got" in failure
+    assert not result["correctness"]["pass_kernelbench"]
+
+
+def test_pure_pytorch_candidate_is_rejected_by_the_guard(worker):
+    result = worker.evaluate(task_file("tiny_scale"), candidate("zeros"), shrink=False)
+    assert result["status"] == "rejected"
+    assert result["reasons"]
+
+
+def test_segfault_is_crashed_and_worker_survives(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("crash_segfault"))
+    assert result["status"] == "crashed"
+    assert result["error"].startswith("the candidate was killed by SIGSEGV")
+    path = candidate("crash_segfault")
+    assert result["error_location"] == f"{path}:12"  # from faulthandler's stack
+    again = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    assert again["status"] == "ok"
+
+
+def test_infinite_loop_is_a_timeout_and_worker_survives(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("hang"), timeout_s=3)
+    assert result["status"] == "timeout"
+    assert result["error"] == "the candidate exceeded the wall-clock limit of 3 s and was killed"
+    assert 3 <= result["wall_s"] < 10
+    again = worker.evaluate("tasks/gelu.py", "library/gelu/candidate.py")
+    assert again["status"] == "ok"
+
+
+def test_runtime_error_keeps_the_candidates_frame(worker):
+    path = candidate("runtime_error")
+    result = worker.evaluate("tasks/softmax.py", path)
+    assert result["status"] == "runtime_error"
+    assert f"File {path}:12, in forward" in result["error"]
+    assert "torch.matmul(x, weights)" in result["error"]
+    assert result["error_location"] == f"{path}:12"
+    assert "kforge_worker" not in result["error"]
+
+
+def test_import_time_exception_is_located(worker):
+    path = candidate("import_error")
+    result = worker.evaluate("tasks/softmax.py", path)
+    assert result["status"] == "runtime_error"
+    assert f"{path}:6" in result["error"]
+    assert "KeyError: 'blok'" in result["error"]
+
+
+def test_missing_model_new_is_named(worker):
+    path = candidate("no_model_new")
+    result = worker.evaluate("tasks/softmax.py", path)
+    assert result["status"] == "runtime_error"
+    assert result["error"] == f"failed to load candidate {path}: no ModelNew class defined"
+
+
+def test_exit_before_reporting_is_crashed(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("exits_early"))
+    assert result["status"] == "crashed"
+    assert "exited with code 3 before reporting" in result["error"]
+
+
+def test_output_flood_is_rejected(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("chatty"))
+    assert result["status"] == "rejected"
+    assert "MB to stdout" in result["error"]
+    assert result["reasons"][0].startswith("wrote ")
+    assert result["output_bytes"] > 8 * 1024 * 1024
+
+
+def test_host_memory_limit(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("memory_hog"), host_memory_gb=1.0,
+                             timeout_s=30)
+    assert result["status"] == "crashed"
+    assert "host memory limit exceeded" in result["error"]
+    assert result["wall_s"] < 25
+
+
+def test_constant_output_is_wrong(worker):
+    # Zeros are within tolerance of 1e-6 * x, so only the constant-output check can catch them.
+    result = worker.evaluate(task_file("tiny_scale"), candidate("zeros"), shrink=False,
+                             allow_pytorch_only=True)
+    assert result["status"] == "wrong_output"
+    assert "output does not depend on the input" in result["error"]
+
+
+def test_cache_keyed_by_address_is_wrong(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("pointer_cache"),
+                             check_generalization=False)
+    assert result["status"] == "wrong_output"
+
+
+def test_hard_coded_shapes_are_rejected(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("softmax_hardcoded"))
+    assert result["status"] == "rejected"
+    assert result["generalizes"] == "no"
+    assert result["correctness"]["pass_calibrated"]
+    assert result["reasons"][0].startswith(
+        "hard-coded shapes: correct at task shapes, wrong at {batch_size=3}")
+
+
+def test_generalization_check_can_be_disabled(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("softmax_hardcoded"),
+                             check_generalization=False)
+    assert result["status"] == "ok"
+    assert result["generalizes"] == "unknown"
+
+
+def test_calibrated_accepts_an_exact_candidate_kernelbench_does_not(worker):
+    task = task_file("rounded_scale")
+    calibrated = worker.evaluate(task, candidate("scale_exact"), shrink=False)
+    assert calibrated["status"] == "ok", calibrated["error"]
+    verdicts = calibrated["correctness"]
+    assert verdicts["pass_calibrated"] and not verdicts["pass_kernelbench"]
+    assert verdicts["max_abs_err_fp64"] < 1e-6 < verdicts["reference_err_fp64"]
+    strict = worker.evaluate(task, candidate("scale_exact"), shrink=False,
+                             precision="kernelbench")
+    assert strict["status"] == "wrong_output"
+    assert "fp32 reference" in strict["error"]
+
+
+def test_calibrated_rejects_a_candidate_far_worse_than_the_reference(worker):
+    result = worker.evaluate(task_file("rounded_scale"), candidate("scale_rounded_more"),
+                             shrink=False)
+    assert result["status"] == "wrong_output"
+    assert "fp64 reference" in result["error"]
+
+
+def test_malformed_task_missing_get_inputs(worker):
+    path = task_file("no_get_inputs")
+    reply = worker.call("evaluate", task_path=path, candidate_path=candidate("zeros"),
+                        device="cpu")
+    assert not reply["ok"]
+    assert reply["error"] == f"failed to load task {path}: no get_inputs() defined"
+
+
+def test_malformed_task_syntax_error(worker):
+    path = task_file("syntax_error")
+    reply = worker.call("inspect_task", task_path=path)
+    assert not reply["ok"]
+    assert reply["error"].startswith(f"failed to load task {path}:9:")
+    assert "size = (4" in reply["error"]
+
+
+def test_missing_files_and_fields_are_request_errors(worker):
+    reply = worker.call("evaluate", task_path="tasks/nope.py", candidate_path="x.py")
+    assert not reply["ok"]
+    assert reply["error"] == "failed to evaluate: no such file tasks/nope.py"
+    reply = worker.call("evaluate", task_path="tasks/softmax.py")
+    assert reply["error"] == "failed to evaluate: missing field candidate_path"
+    reply = worker.call("frobnicate")
+    assert reply["error"] == "failed to serve request: unknown op 'frobnicate'"
+
+
+def test_baseline_needs_a_gpu(worker):
+    reply = worker.call("baseline", task_path="tasks/softmax.py")
+    assert not reply["ok"]
+    assert "CUDA device" in reply["error"]
