@@ -22,6 +22,10 @@ struct Message {
 struct StreamProgress {
   std::int64_t completion_tokens = 0;
   double tokens_per_s = 0;
+  /// Seconds since the request was sent.
+  double elapsed_s = 0;
+  /// Of `completion_tokens`, those spent on reasoning (thinking) so far.
+  std::int64_t reasoning_tokens = 0;
 };
 
 struct ChatRequest {
@@ -36,6 +40,8 @@ struct ChatRequest {
   /// uses it to pick a verified kernel.
   std::filesystem::path task_path;
   std::function<void(const StreamProgress&)> on_progress;
+  /// Overrides the provider's streaming setting for this request; nullopt = provider default.
+  std::optional<bool> stream;
 };
 
 struct Usage {
@@ -55,6 +61,10 @@ struct ChatReply {
   Usage usage;
   double latency_s = 0;
   double cost_usd = 0;
+  /// Model id as the server reported it (may differ from the requested alias).
+  std::string model;
+  /// HTTP attempts it took (1 = no retry).
+  int attempts = 1;
 };
 
 /// A model (or the offline kernel library) that answers chat requests. Thread-safe.

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/chat_protocol.h"
+#include "llm/library_provider.h"
+#include "llm/price_table.h"
+#include "llm/retry_policy.h"
+#include "util/error.h"
+
+namespace kforge::llm {
+
+/// The wire format a provider speaks.
+enum class Api { kOpenAi, kAnthropic, kLibrary };
+
+std::string_view to_string(Api api);
+
+/// A provider by name: fills base URL, default model and the variable that holds the key.
+struct ProviderPreset {
+  std::string_view name;
+  Api api = Api::kOpenAi;
+  std::string_view base_url;
+  /// Usual environment variable of this provider's key; empty = local server, no key needed.
+  std::string_view key_env;
+  /// Empty = the user must name one (local servers serve whatever they loaded).
+  std::string_view default_model;
+};
+
+/// deepseek, openai, openrouter, anthropic, vllm, sglang, ollama, llamacpp, library.
+const std::vector<ProviderPreset>& provider_presets();
+/// nullptr when `name` is no preset.
+const ProviderPreset* find_preset(std::string_view name);
+
+/// Everything needed to build a Provider (make_provider in provider_factory.h): the endpoint, the
+/// key and where it came from, limits, retries and prices. Built by load_provider_config from
+/// presets, the config file, the environment and the command line.
+struct ProviderConfig {
+  /// Preset or user-defined provider name, used in messages and run names.
+  std::string name = "deepseek";
+  Api api = Api::kOpenAi;
+  std::string base_url;
+  std::string model;
+  /// The secret. Never print, log or write it anywhere.
+  std::string api_key;
+  /// Where the key came from: an environment variable's name or "config file <path>"; empty when
+  /// there is no key.
+  std::string api_key_source;
+  /// The variables that were looked at for the key, for the "no key" message.
+  std::vector<std::string> api_key_variables;
+  /// Hosted endpoints need a key; local servers do not.
+  bool needs_key = true;
+  bool stream = true;
+  int max_concurrent_requests = 4;
+  double connect_timeout_s = 10;
+  /// Limit for one attempt, seconds.
+  double request_timeout_s = 900;
+  /// A streamed reply that sends nothing for this long is abandoned (and retried), seconds.
+  double stall_timeout_s = 120;
+  RetryPolicy retry;
+  ProtocolOptions protocol;
+  PriceTable prices = PriceTable::defaults();
+  LibraryProviderOptions library;
+  /// The config file that was read; empty when none.
+  std::string config_file;
+};
+
+/// What the command line (or its environment variables, KFORGE_PROVIDER …) says; empty or
+/// nullopt = not given.
+struct ConfigOverrides {
+  /// --config / KFORGE_CONFIG; empty = ~/.config/kforge/config.toml when it exists.
+  std::string config_path;
+  std::string provider;
+  std::string model;
+  std::string base_url;
+  std::optional<bool> stream;
+  std::optional<int> max_concurrent_requests;
+};
+
+/// Reads an environment variable; nullopt when unset or empty.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+/// The process environment (std::getenv).
+EnvLookup process_environment();
+
+/// Builds the provider configuration. Precedence, lowest first: the preset; the config file's top
+/// level (its model and base_url only when the file's `provider` is the one chosen); the file's
+/// `[providers.<name>]` table; the command line. The key comes from the config's `api_key_env`
+/// or the preset's variable (DEEPSEEK_API_KEY …), then KFORGE_API_KEY, then the file's `api_key`.
+/// A missing key is not an error here (make_provider reports it), so `kforge doctor` can show the
+/// rest. Errors: unreadable or malformed config file (with line and column), unknown keys, unknown
+/// provider, no model for a preset without a default.
+///
+/// Config file (TOML; JSON with the same structure also works):
+///
+///     provider = "deepseek"
+///     model = "deepseek-reasoner"
+///     max_concurrent_requests = 4
+///     [providers.mybox]            # a provider of one's own
+///     api = "openai"
+///     base_url = "http://gpu-box:8000/v1"
+///     model = "Qwen/Qwen3-32B"
+///     [prices."deepseek-reasoner"] # USD per million tokens
+///     input = 0.28
+///     output = 0.42
+///     cached_input = 0.028
+util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrides,
+                                                  const EnvLookup& env = process_environment());
+
+}  // namespace kforge::llm
