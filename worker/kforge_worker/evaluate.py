@@ -198,6 +198,14 @@ class Evaluation:
         except LoadError as error:
             raise Failure(error.status, str(error), error.location) from None
         self.guard.after_candidate_import(self.module, self.task.model_class)
+        self.share_constants()
+
+    def share_constants(self):
+        """The task's shape constants (overrides applied) are set as globals of the candidate's
+        module too: a candidate that copies `batch_size = 10` from the task, or simply uses
+        `batch_size` in __init__ as KernelBench files do, sees the shapes being evaluated."""
+        for name, value in self.task.shapes.items():
+            setattr(self.module, name, value)
 
     def correctness(self):
         from kforge_worker.correctness import Comparison, digest
@@ -262,6 +270,7 @@ class Evaluation:
             return
         previous = {name: self.task.shapes[name] for name in alternative}
         self.task.apply(alternative)
+        self.share_constants()
         shown = ", ".join(f"{name}={value}" for name, value in alternative.items())
         try:
             try:
@@ -293,6 +302,7 @@ class Evaluation:
                                    f"{{{shown}}}: {first_line}"])
         finally:
             self.task.apply(previous)
+            self.share_constants()
             self.model64 = None
 
     def timing(self):

@@ -91,6 +91,8 @@ def prepare_process(argv):
     import triton.language  # noqa: F401
     for module in ("correctness", "evaluate", "baseline", "task_loader", "timing", "launches"):
         importlib.import_module(f"kforge_worker.{module}")
+    from kforge_worker import interpreter_compat
+    interpreter_compat.install()
 
 
 def serve(stdin=None, argv=None):

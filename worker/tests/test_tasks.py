@@ -1,0 +1,79 @@
+"""The task suite: every task in tasks/ loads and inspects, and the recurrent tasks evaluate a
+real Triton GRU under the interpreter (h0 drawn in __init__ from the module-level batch_size,
+the pattern of the public KernelBench files)."""
+
+import glob
+import os
+
+import pytest
+
+from conftest import REPO, candidate
+
+TASKS = sorted(os.path.relpath(path, REPO) for path in glob.glob(os.path.join(REPO, "tasks", "*.py")))
+SMALL_RNN = {"num_layers": 2, "seq_len": 4}
+
+# Output shapes at the shrunk shapes (batch 2, seq 8, input 16, hidden 16, 6 layers).
+EXPECTED_OUTPUTS = {
+    "tasks/35_LSTM.py": [2, 10], "tasks/36_LSTMHn.py": [6, 2, 16], "tasks/37_LSTMCn.py": [6, 2, 16],
+    "tasks/38_LSTMBidirectional.py": [2, 10], "tasks/39_GRU.py": [8, 2, 16],
+    "tasks/40_GRUHidden.py": [6, 2, 16], "tasks/41_GRUBidirectional.py": [8, 2, 32],
+    "tasks/42_GRUBidirectionalHidden.py": [12, 2, 16], "tasks/gelu.py": [2, 20],
+    "tasks/softmax.py": [2, 16], "tasks/matmul.py": [16, 16],
+    "tasks/conv2d_relu_bias.py": [2, 16, 30, 30],
+}
+
+
+def test_every_task_is_covered():
+    assert sorted(EXPECTED_OUTPUTS) == TASKS
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_inspect_task(worker, task):
+    reply = worker.call("inspect_task", task_path=task, shrink=True)
+    assert reply["ok"], reply
+    info = reply["result"]
+    assert info["outputs"][0]["shape"] == EXPECTED_OUTPUTS[task]
+    assert info["outputs"][0]["dtype"] == "float32"
+    assert info["recurrent"] == ("LSTM" in task or "GRU" in task)
+    if info["recurrent"]:
+        rnn = [m for m in info["modules"] if m["type"] in ("GRU", "LSTM")][0]
+        assert rnn["args"]["num_layers"] == 6 and rnn["args"]["hidden_size"] == 16
+        assert rnn["args"]["bidirectional"] == ("Bidirectional" in task)
+        assert rnn["args"]["batch_first"] == ("LSTM" in task)
+        assert info["constants"]["batch_size"] == 10 and info["constants"]["hidden_size"] == 256
+        assert info["shrunk"]["batch_size"] == 2
+
+
+def test_inspect_full_shapes_and_overrides(worker):
+    reply = worker.call("inspect_task", task_path="tasks/gelu.py", overrides={"dim": 7})
+    assert reply["ok"], reply
+    assert reply["result"]["inputs"] == [{"shape": [2000, 7], "dtype": "float32"}]
+    reply = worker.call("inspect_task", task_path="tasks/gelu.py", overrides={"width": 7})
+    assert reply["error"].startswith("failed to apply overrides to tasks/gelu.py: no constant "
+                                     "'width'")
+
+
+def test_triton_gru_on_39_gru(worker):
+    result = worker.evaluate("tasks/39_GRU.py", candidate("gru_triton"), overrides=SMALL_RNN,
+                             input_sets=3)
+    assert result["status"] == "ok", result["error"]
+    assert result["generalizes"] == "yes"        # batch_size 3: h0 rebuilt by both models
+    assert result["launches_per_forward"] == 2   # one per layer
+    assert result["correctness"]["max_abs_err_fp64"] < 1e-5
+
+
+def test_triton_gru_hidden_variant_on_40_gru_hidden(worker, tmp_path):
+    with open(os.path.join(REPO, candidate("gru_triton"))) as source:
+        text = source.read().replace('RETURN = "output"', 'RETURN = "h_n"')
+    variant = tmp_path / "gru_hidden.py"
+    variant.write_text(text)
+    result = worker.evaluate("tasks/40_GRUHidden.py", str(variant), overrides=SMALL_RNN,
+                             input_sets=2, check_generalization=False)
+    assert result["status"] == "ok", result["error"]
+
+
+def test_output_sequence_for_hidden_state_task_is_a_shape_error(worker):
+    result = worker.evaluate("tasks/40_GRUHidden.py", candidate("gru_triton"),
+                             overrides=SMALL_RNN, input_sets=2)
+    assert result["status"] == "wrong_output"
+    assert "output 0 has shape [4, 2, 16], expected [2, 2, 16]" in result["error"]
