@@ -1,0 +1,208 @@
+"""Unit tests of the worker's pieces, in process: shape policy, the correctness formulas, error
+formatting, the sandbox and the Triton launch counter."""
+
+import os
+import textwrap
+
+import pytest
+import torch
+
+from kforge_worker import sandbox
+from kforge_worker.correctness import Comparison, base_tolerance
+from kforge_worker.errors import describe, trim
+from kforge_worker.task_loader import (LoadError, alternative_overrides, load_candidate,
+                                       shrink_overrides)
+
+
+# ---- shapes ---------------------------------------------------------------------------------
+
+def test_shrink_overrides_policy():
+    constants = {"batch_size": 10, "seq_len": 512, "sequence_length": 512, "input_size": 128,
+                 "hidden_size": 256, "dim": 2000, "num_layers": 6, "output_size": 10,
+                 "dropout": 0.0, "bidirectional": True, "time_steps": 4}
+    assert shrink_overrides(constants) == {
+        "batch_size": 2, "seq_len": 8, "sequence_length": 8, "input_size": 16,
+        "hidden_size": 16, "dim": 20}
+
+
+def test_alternative_overrides_prefers_batch_then_seq():
+    assert alternative_overrides({"batch_size": 2, "seq_len": 8}) == {"batch_size": 3}
+    assert alternative_overrides({"seq_len": 8, "dim": 16}) == {"seq_len": 4}
+    assert alternative_overrides({"M": 16, "K": 16}) == {"M": 17}
+    assert alternative_overrides({"scale": 0.5}) == {}
+
+
+# ---- correctness ----------------------------------------------------------------------------
+
+def compare(candidate, ref32, ref64, precision="calibrated"):
+    comparison = Comparison(precision)
+    comparison.add([candidate], [ref32], [ref64], "input set 0 (seed 1)")
+    return comparison
+
+
+def test_exact_candidate_passes_calibrated_when_reference_is_off():
+    ref64 = torch.linspace(-4, 4, 101, dtype=torch.float64)
+    ref32 = (ref64 * (1 + 1e-3)).float()          # the reference's own error: ~1e-3 relative
+    exact = ref64.float()
+    result = compare(exact, ref32, ref64)
+    assert result.pass_calibrated and not result.pass_kernelbench
+    report = result.report()
+    assert report["reference_err_fp64"] == pytest.approx(4e-3, rel=1e-3)
+    assert report["tolerance"] > 1e-4
+
+
+def test_calibrated_formula_bound():
+    # Reference error e_ref at one element, in allclose units u = 1e-4 + 1e-4 |ref64|:
+    # the bound is max(1, 4 * max(e_ref / u)) * u elementwise.
+    ref64 = torch.zeros(4, dtype=torch.float64)
+    ref32 = torch.tensor([0.0, 0.0, 0.0, 1e-3])    # 10 units off -> scale 40
+    just_inside = torch.tensor([0.0, 0.0, 3.9e-3, 0.0])
+    just_outside = torch.tensor([0.0, 0.0, 4.1e-3, 0.0])
+    assert compare(just_inside, ref32, ref64).pass_calibrated
+    failed = compare(just_outside, ref32, ref64)
+    assert not failed.pass_calibrated
+    assert "worst at index (2,)" in failed.first_failure
+    assert "widened x40" in failed.first_failure
+
+
+def test_without_reference_error_the_base_tolerance_applies():
+    ref64 = torch.ones(3, dtype=torch.float64)
+    ref32 = ref64.float()
+    assert compare(torch.tensor([1.0, 1.0, 1.00015]), ref32, ref64).pass_calibrated
+    assert not compare(torch.tensor([1.0, 1.0, 1.0003]), ref32, ref64).pass_calibrated
+
+
+def test_nan_never_passes():
+    ref64 = torch.tensor([float("nan"), 1.0], dtype=torch.float64)
+    result = compare(torch.tensor([float("nan"), 1.0]), ref64.float(), ref64)
+    assert not result.pass_calibrated and not result.pass_kernelbench
+    assert "NaN" in result.first_failure
+    assert result.report()["max_abs_err"] != result.report()["max_abs_err"]  # NaN kept
+
+
+def test_low_precision_tolerance():
+    assert base_tolerance(torch.bfloat16) == 1e-2 and base_tolerance(torch.float32) == 1e-4
+    ref64 = torch.ones(2, dtype=torch.float64)
+    got = torch.tensor([1.0, 1.015], dtype=torch.bfloat16)
+    result = compare(got, ref64.bfloat16(), ref64, "kernelbench")
+    assert result.pass_kernelbench
+
+
+def test_shape_and_dtype_mismatch_fail_both_verdicts():
+    ref = torch.zeros(2, 3)
+    result = compare(torch.zeros(3, 2), ref, ref.double())
+    assert not result.pass_calibrated and not result.pass_kernelbench
+    assert result.first_failure == "input set 0 (seed 1): output 0 has shape [3, 2], expected [2, 3]"
+    result = compare(torch.zeros(2, 3, dtype=torch.float64), ref, ref.double())
+    assert "dtype torch.float64, expected torch.float32" in result.first_failure
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+def test_trim_keeps_head_and_tail():
+    text = "\n".join(f"line {i}" for i in range(200))
+    trimmed = trim(text).split("\n")
+    assert len(trimmed) == 60
+    assert trimmed[0] == "line 0" and trimmed[-1] == "line 199"
+    assert "omitted" in trimmed[20]
+
+
+def test_describe_keeps_candidate_frames_only(tmp_path):
+    path = tmp_path / "cand.py"
+    path.write_text("def f(x):\n    return x[5]\n")
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    try:
+        namespace["f"]([1])
+    except IndexError as error:
+        text, location = describe(error, {str(path): "cand.py"})
+    assert text == "  File cand.py:2, in f\n    return x[5]\nIndexError: list index out of range"
+    assert location == "cand.py:2"
+
+
+def test_load_candidate_syntax_error_is_located(tmp_path):
+    path = tmp_path / "c.py"
+    path.write_text("import torch\nx = [1,\n")
+    with pytest.raises(LoadError) as caught:
+        load_candidate(str(path), "c.py")
+    assert caught.value.status == "syntax_error"
+    assert str(caught.value).startswith("c.py:2:5: SyntaxError: '[' was never closed")
+    assert caught.value.location == "c.py:2"
+
+
+# ---- sandbox --------------------------------------------------------------------------------
+
+def _report_environment(request, scratch):
+    with open("probe.txt", "w") as handle:  # relative: lands in the scratch directory
+        handle.write("x")
+    print("hello from the child")
+    return {"cwd": os.getcwd(), "scratch": scratch,
+            "secret": os.environ.get("KFORGE_TEST_API_KEY"),
+            "plain": os.environ.get("KFORGE_TEST_PLAIN")}
+
+
+def test_sandbox_scrubs_secrets_and_uses_a_scratch_directory(monkeypatch):
+    monkeypatch.setenv("KFORGE_TEST_API_KEY", "s3cret")
+    monkeypatch.setenv("KFORGE_TEST_PLAIN", "visible")
+    outcome = sandbox.run_request(_report_environment, {"op": "test"}, timeout_s=30)
+    assert outcome.status == "done"
+    result = outcome.result
+    assert result["secret"] is None and result["plain"] == "visible"
+    assert os.path.realpath(result["cwd"]) == os.path.realpath(result["scratch"])
+    assert not os.path.exists(result["scratch"])  # removed afterwards
+    assert outcome.output.text() == "hello from the child\n"
+
+
+def _raise_request_failure(request, scratch):
+    raise sandbox.RequestFailure("failed to load task t.py: no Model class defined")
+
+
+def _raise_bug(request, scratch):
+    raise ZeroDivisionError("division by zero")
+
+
+def test_sandbox_request_failures_and_worker_bugs_become_request_errors():
+    from kforge_worker.protocol import RequestError
+    with pytest.raises(RequestError, match="^failed to load task t.py: no Model class defined$"):
+        sandbox.run_request(_raise_request_failure, {"op": "test"}, timeout_s=30)
+    with pytest.raises(RequestError, match="worker error: ZeroDivisionError: division by zero"):
+        sandbox.run_request(_raise_bug, {"op": "evaluate"}, timeout_s=30)
+
+
+def test_output_keeps_a_bounded_head_and_tail():
+    output = sandbox.Output()
+    for _ in range(100):
+        output.add(b"a" * 1000)
+    output.add(b"THE END")
+    assert output.bytes == 100_007
+    assert len(output.head) == sandbox.KEEP_BYTES and len(output.tail) == sandbox.KEEP_BYTES
+    assert output.text().endswith("THE END") and "bytes omitted" in output.text()
+
+
+# ---- launches -------------------------------------------------------------------------------
+
+def test_count_triton_launches(tmp_path):
+    source = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def add_one(x_ptr, n, BLOCK: tl.constexpr):
+            offsets = tl.arange(0, BLOCK)
+            mask = offsets < n
+            tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 1.0, mask=mask)
+    ''')
+    path = tmp_path / "kernels.py"
+    path.write_text(source)
+    from kforge_worker.launches import count_triton_launches, triton_kernel_names
+    from kforge_worker.task_loader import import_file
+    module = import_file(str(path), "kernels.py", "kforge_test")
+    x = torch.zeros(8)
+    with count_triton_launches() as count:
+        module.add_one[(1,)](x, 8, BLOCK=8)
+        module.add_one[(1,)](x, 8, BLOCK=8)
+    assert count.total == 2 and count.by_kernel == {"add_one": 2}
+    assert torch.equal(x, torch.full((8,), 2.0))
+    assert triton_kernel_names(module) == {"add_one"}
+    module.add_one[(1,)](x, 8, BLOCK=8)  # outside the context: no longer counted
+    assert count.total == 2
