@@ -98,7 +98,7 @@ def _refuse_patch(module, name):
     if trust_audit.called_by_candidate(depth=2):
         reason = f"patched {module.__name__}.{name}"
         trust_audit.record(reason)
-        raise PermissionError(f"kforge sandbox: {reason}")
+        raise trust_audit.refusal(reason)
 
 
 def _watch_module(module):
@@ -194,6 +194,19 @@ class Snapshot:
 _MISSING = object()
 
 
+def _import_own_modules():
+    """Every module of the worker package (the analysis ones included: they are small)."""
+    import importlib
+    import pkgutil
+    package = sys.modules[_OWN_PACKAGE]
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name != "__main__":
+            try:
+                importlib.import_module(f"{_OWN_PACKAGE}.{info.name}")
+            except Exception:  # a module that cannot load here is not one the harness uses
+                pass
+
+
 # ---- the guard --------------------------------------------------------------------------------
 
 class Guard:
@@ -211,6 +224,7 @@ class Guard:
         self._calls = 0          # completed guarded calls
         self._launches = 0       # Triton launches seen in them
         self._profiled_own = False
+        self._audit_seen = []
 
     @property
     def violations(self):
@@ -229,8 +243,14 @@ class Guard:
     def _check_snapshot(self):
         if self._snapshot is not None:
             self._add(self._snapshot.changes())
+        # The audit record only grows; anything else is the candidate editing it.
+        seen = self._audit_seen
+        if list(trust_audit.violations[:len(seen)]) != seen:
+            self._add(["tampered with the worker's record of violations"])
+        self._audit_seen = list(trust_audit.violations)
 
     def before_candidate_import(self):
+        _import_own_modules()  # so that lazily imported ones are in the snapshot too
         for name, module in list(sys.modules.items()):
             if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):
                 _watch_module(module)

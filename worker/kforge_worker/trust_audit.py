@@ -18,6 +18,7 @@ violations = []
 
 _state = {
     "installed": False,
+    "scratch": None,            # real path: a .py file at its top level is the candidate's copy
     "write_roots": [],          # real paths under which the child may create or change files
     "candidate_files": set(),   # real paths of candidate sources: attribution of frames
     "candidate_modules": set(),  # module names of candidates: objects they may patch freely
@@ -43,6 +44,7 @@ def record(reason):
 
 def install(scratch_dir):
     """Installs the hook (once per process) and allows writes under `scratch_dir`."""
+    _state["scratch"] = os.path.realpath(scratch_dir)
     allow_write(scratch_dir)
     for path in _cache_dirs():
         allow_write(path)
@@ -93,7 +95,33 @@ def _hook(event, args):
         _local.busy = False
     if reason:
         record(reason)
-        raise PermissionError(f"kforge sandbox: {reason}")
+        raise refusal(reason)
+
+
+def refusal(reason):
+    """The exception a refused operation raises: a PermissionError to the candidate, and to the
+    harness a Failure with status "rejected" (so a candidate that does not catch it is rejected,
+    not reported as a runtime error)."""
+    return _refused_class()(reason)
+
+
+def _refused_class():
+    if "class" not in _state:
+        try:
+            from kforge_worker.errors import Failure
+        except ImportError:  # used outside the worker (unit tests of this module alone)
+            Failure = None
+
+        class Refused(PermissionError):
+            def __init__(self, reason):
+                PermissionError.__init__(self, f"kforge sandbox: {reason}")
+                self.status, self.message, self.location = "rejected", str(self), None
+                self.reasons = []  # the Guard reports the violation itself
+
+        if Failure is not None:
+            Refused = type("Refused", (Refused, Failure), {})
+        _state["class"] = Refused
+    return _state["class"]
 
 
 def _caller(skip_modules=()):
@@ -106,7 +134,14 @@ def _caller(skip_modules=()):
 
 
 def _is_candidate(frame):
-    return frame is not None and frame.f_code.co_filename in _state["candidate_files"]
+    """Candidate code: a registered candidate file, or any Python file at the top of the scratch
+    directory, where the harness puts the candidate's copy (known before its import runs)."""
+    if frame is None:
+        return False
+    filename = frame.f_code.co_filename
+    return filename in _state["candidate_files"] or (
+        _state["scratch"] is not None and filename.endswith(".py")
+        and os.path.dirname(filename) == _state["scratch"])
 
 
 def _candidate_on_stack():
@@ -194,6 +229,15 @@ def _frame_access(args):
     return None
 
 
+def _owned_by_candidate(module_name):
+    if module_name in _state["candidate_modules"]:
+        return True
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    filename = getattr(module, "__file__", None)
+    return bool(filename) and (filename in _state["candidate_files"] or (
+        _state["scratch"] is not None and os.path.dirname(filename) == _state["scratch"]))
+
+
 def _getattr(args):
     if args[1] in ("tb_frame", "gi_frame", "cr_frame", "ag_frame") and _is_candidate(_caller()):
         return f"inspected the caller's frames (.{args[1]})"
@@ -206,7 +250,7 @@ def _setattr(args):
     if not _is_candidate(_caller()):
         return None
     owner = getattr(target, "__module__", None)
-    if owner in _state["candidate_modules"]:
+    if _owned_by_candidate(owner):
         return None
     label = getattr(target, "__qualname__", None) or type(target).__name__
     return f"patched {owner}.{label}.{name}" if owner else f"patched {label}.{name}"

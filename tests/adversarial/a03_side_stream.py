@@ -1,0 +1,39 @@
+"""Attack 3 (stream, GPU only): launch the real kernels on a side stream and return without
+making the current stream wait: CUDA events recorded on the current stream time nothing."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+def triton_softmax(x, y=None):
+    x = x.contiguous()
+    y = torch.empty_like(x) if y is None else y
+    softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.side = None
+
+    def forward(self, x):
+        if self.side is None:
+            self.side = torch.cuda.Stream()
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        with torch.cuda.stream(self.side):
+            for _ in range(8):
+                triton_softmax(x, y)
+        return y

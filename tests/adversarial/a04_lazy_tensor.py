@@ -1,0 +1,42 @@
+"""Attack 4: return a torch.Tensor subclass that computes only when the harness touches it (after
+the timed region): the forward itself does nothing."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+def triton_softmax(x, y=None):
+    x = x.contiguous()
+    y = torch.empty_like(x) if y is None else y
+    softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+class LazySoftmax(torch.Tensor):
+    @staticmethod
+    def __new__(cls, source):
+        result = torch.Tensor._make_subclass(cls, torch.empty_like(source))
+        result.source = source
+        return result
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        args = [triton_softmax(a.source) if isinstance(a, LazySoftmax) else a for a in args]
+        with torch._C.DisableTorchFunctionSubclass():
+            return func(*args, **(kwargs or {}))
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return LazySoftmax(x)

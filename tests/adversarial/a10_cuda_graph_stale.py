@@ -1,0 +1,41 @@
+"""Attack 10 (GPU only): capture the kernel in a CUDA graph on the first call's tensors and replay
+it ever after: the graph keeps reading the first input's (freed, reused) memory."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+def triton_softmax(x, y=None):
+    x = x.contiguous()
+    y = torch.empty_like(x) if y is None else y
+    softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.graph = None
+
+    def forward(self, x):
+        if self.graph is None:
+            x = x.contiguous()
+            self.y = torch.empty_like(x)
+            triton_softmax(x, self.y)  # compile outside the capture
+            torch.cuda.synchronize()
+            self.graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(self.graph):
+                triton_softmax(x, self.y)
+        self.graph.replay()
+        return self.y

@@ -1,0 +1,32 @@
+"""Attack 11 (gc): find the reference Model among the interpreter's objects and use its answer."""
+import gc
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+def triton_softmax(x, y=None):
+    x = x.contiguous()
+    y = torch.empty_like(x) if y is None else y
+    softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        for obj in gc.get_objects():
+            if isinstance(obj, nn.Module) and type(obj).__name__ == "Model":
+                return triton_softmax(obj(x))  # softmax of the answer: a token kernel
+        return triton_softmax(x)

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""The trust proof: runs the red-team corpus (tests/adversarial), the fault corpus (tests/faults)
+and every legitimate candidate in the repository (library/*/candidate.py and the good test
+candidates) through a real worker over the JSON-lines protocol, and prints one table:
+
+    kind  case  expected  got  pass  (reasons)
+
+An attack passes when its status is one of the expected ones and the expected reason appears in
+the reasons or the error. A fault passes when, in addition, the same worker then evaluates a good
+candidate correctly and nothing outside the scratch directory changed (a canary directory; a
+listening socket nobody may reach). A legitimate candidate passes when it is `ok` (any other
+status is a false rejection). Exit status 0 only when every row passes.
+
+    python3 tests/run_corpora.py                      # CPU: TRITON_INTERPRET=1, shrunk shapes
+    python3 tests/run_corpora.py --device cuda        # on a GPU: adds the GPU-only cases
+    python3 tests/run_corpora.py --legit quick        # CI: only the fast legitimate candidates
+    python3 tests/run_corpora.py --only a07 f10       # cases whose name starts with these
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOOD = ("tasks/softmax.py", "library/softmax/candidate.py")  # the recovery check after a fault
+# Legitimate candidates outside library/ (test kernels that must be ok), with their task.
+EXTRA_LEGIT = [("worker/tests/candidates/scale_exact.py", "worker/tests/tasks/tiny_scale.py",
+                {"shrink": False})]
+QUICK_LEGIT = ("softmax", "gelu", "scale_exact")
+
+
+class Worker:
+    """`python -m kforge_worker` over pipes; restarted when it dies."""
+
+    def __init__(self, device):
+        self.device = device
+        self.process = None
+        self.next_id = 0
+        self.start()
+
+    def start(self):
+        env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "worker")}
+        args = [sys.executable, "-m", "kforge_worker"]
+        if self.device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+            args.append("--cpu")
+        self.process = subprocess.Popen(args, cwd=REPO, env=env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        text=True, bufsize=1)
+
+    def evaluate(self, task, candidate, **fields):
+        """The result dict, or {"status": "worker died"/"request failed", "error": ...}."""
+        fields = {"device": self.device, "shrink": self.device == "cpu", "input_sets": 3,
+                  "trials": 20, "warmup": 3, "timeout_s": 120, **fields}
+        self.next_id += 1
+        request = {"id": self.next_id, "op": "evaluate", "task_path": task,
+                   "candidate_path": candidate, **fields}
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:
+            self.process.kill()
+            self.process.wait()
+            self.start()
+            return {"status": "worker died", "error": "", "reasons": []}
+        reply = json.loads(line)
+        if not reply.get("ok"):
+            return {"status": "request failed", "error": reply.get("error", ""), "reasons": []}
+        return reply["result"]
+
+    def close(self):
+        try:
+            self.process.stdin.write(json.dumps({"id": 0, "op": "shutdown"}) + "\n")
+            self.process.stdin.flush()
+            self.process.wait(timeout=30)
+        except Exception:
+            self.process.kill()
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that counts connections (none may arrive)."""
+
+    def __init__(self):
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(4)
+        self.socket.settimeout(0.2)
+        self.port = self.socket.getsockname()[1]
+        self.connections = 0
+        self.stopped = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.stopped:
+            try:
+                connection, _ = self.socket.accept()
+                self.connections += 1
+                connection.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stopped = True
+        self.thread.join(timeout=2)
+        self.socket.close()
+
+
+def tree_digest(path):
+    """Names, sizes, modes and contents of every file under `path`."""
+    digest = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(path)):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            info = os.stat(full)
+            digest.update(f"{os.path.relpath(full, path)} {info.st_size} {info.st_mode}".encode())
+            with open(full, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def load_manifest(folder):
+    with open(os.path.join(REPO, "tests", folder, "manifest.json")) as handle:
+        return json.load(handle)["cases"]
+
+
+def legit_cases(quick):
+    """(name, task, candidate, fields) for every legitimate candidate in the repository."""
+    cases = []
+    library = os.path.join(REPO, "library")
+    for name in sorted(os.listdir(library)):
+        candidate = os.path.join("library", name, "candidate.py")
+        if not os.path.isfile(os.path.join(REPO, candidate)):
+            continue
+        meta_path = os.path.join(library, name, "meta.json")
+        tasks = [name]
+        if os.path.isfile(meta_path):
+            with open(meta_path) as handle:
+                tasks = json.load(handle).get("tasks") or tasks
+        for task in tasks:
+            cases.append((f"library/{name} on {task}", f"tasks/{task}.py", candidate, {}))
+    for candidate, task, fields in EXTRA_LEGIT:
+        cases.append((candidate, task, candidate, fields))
+    if quick:
+        cases = [case for case in cases if any(word in case[0] for word in QUICK_LEGIT)]
+    return cases
+
+
+def fill(source_path, scratch, port, canary_dir):
+    """A copy of the candidate with the runner's placeholders filled in."""
+    with open(source_path) as handle:
+        text = handle.read()
+    text = text.replace("__KFORGE_PORT__", str(port)).replace("__KFORGE_CANARY_DIR__", canary_dir)
+    path = os.path.join(scratch, os.path.basename(source_path))
+    with open(path, "w") as handle:
+        handle.write(text)
+    return path
+
+
+def verdict(case, result):
+    """(passed, note) for an attack or a fault's own status."""
+    status = result.get("status")
+    text = "\n".join(result.get("reasons") or []) + "\n" + (result.get("error") or "")
+    if status not in case["expect"]:
+        return False, f"status {status}"
+    if case.get("reason") and case["reason"].lower() not in text.lower():
+        return False, f"reason {case['reason']!r} missing"
+    return True, ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--legit", choices=("all", "quick", "none"), default="all")
+    parser.add_argument("--only", nargs="*", default=None, help="case name prefixes")
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args()
+
+    rows = []
+    worker = Worker(args.device)
+    listener = Listener()
+    work = tempfile.mkdtemp(prefix="kforge-corpora-")
+    canary_dir = tempfile.mkdtemp(prefix="kforge-canary-")
+    with open(os.path.join(canary_dir, "canary.txt"), "w") as handle:
+        handle.write("must stay as it is\n")
+    canary = tree_digest(canary_dir)
+
+    def selected(name):
+        return args.only is None or any(name.startswith(prefix) for prefix in args.only)
+
+    def row(kind, name, expected, result, passed, note, started):
+        reasons = "; ".join(result.get("reasons") or []) or \
+            (result.get("error") or "").strip().split("\n")[-1]
+        rows.append({"kind": kind, "case": name, "expected": expected,
+                     "got": result.get("status"), "pass": passed, "note": note,
+                     "reasons": reasons[:150], "seconds": round(time.monotonic() - started, 1)})
+        mark = "pass" if passed else "FAIL"
+        print(f"{kind:7} {name:34} {expected:24} {result.get('status', '?'):14} {mark:5} "
+              f"{note or reasons[:90]}", flush=True)
+
+    print(f"{'kind':7} {'case':34} {'expected':24} {'got':14} {'pass':5} reason / note")
+    try:
+        for kind, folder in (("attack", "adversarial"), ("fault", "faults")):
+            for case in load_manifest(folder):
+                if not selected(case["name"]):
+                    continue
+                expected = "/".join(case["expect"])
+                if case.get("gpu") and args.device != "cuda":
+                    rows.append({"kind": kind, "case": case["name"], "expected": expected,
+                                 "got": "skipped", "pass": None, "note": "GPU only"})
+                    print(f"{kind:7} {case['name']:34} {expected:24} {'-':14} {'skip':5} "
+                          f"GPU only (--device cuda)", flush=True)
+                    continue
+                started = time.monotonic()
+                candidate = fill(os.path.join(REPO, "tests", folder, case["name"] + ".py"),
+                                 work, listener.port, canary_dir)
+                fields = {key: case[key] for key in ("timeout_s", "host_memory_gb") if key in case}
+                result = worker.evaluate(case["task"], candidate, **fields)
+                passed, note = verdict(case, result)
+                if kind == "fault":
+                    again = worker.evaluate(*GOOD)
+                    if again.get("status") != "ok":
+                        passed, note = False, f"next good candidate: {again.get('status')}"
+                    if tree_digest(canary_dir) != canary:
+                        passed, note = False, "the canary directory changed"
+                    if listener.connections:
+                        passed, note = False, "a connection reached the listener"
+                row(kind, case["name"], expected, result, passed, note, started)
+        if args.legit != "none":
+            for name, task, candidate, fields in legit_cases(args.legit == "quick"):
+                if not selected(name):
+                    continue
+                started = time.monotonic()
+                timeout = 600 if args.device == "cpu" else 300
+                result = worker.evaluate(task, candidate, timeout_s=timeout, **fields)
+                passed = result.get("status") == "ok"
+                row("legit", name, "ok", result, passed, "" if passed else "false rejection"
+                    if result.get("status") == "rejected" else "", started)
+    finally:
+        worker.close()
+        listener.close()
+
+    counted = [r for r in rows if r["pass"] is not None]
+    by_kind = {}
+    for r in counted:
+        total, good = by_kind.get(r["kind"], (0, 0))
+        by_kind[r["kind"]] = (total + 1, good + bool(r["pass"]))
+    skipped = len(rows) - len(counted)
+    print()
+    for kind in ("attack", "fault", "legit"):
+        if kind in by_kind:
+            total, good = by_kind[kind]
+            label = {"attack": "attacks handled", "fault": "faults handled",
+                     "legit": "legitimate candidates ok (no false rejection)"}[kind]
+            print(f"{label}: {good}/{total}")
+    failed = sum(1 for r in counted if not r["pass"])
+    print(f"total: {len(counted) - failed}/{len(counted)} pass, {failed} fail, "
+          f"{skipped} skipped (GPU only) on {args.device}")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(rows, handle, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
