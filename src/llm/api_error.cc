@@ -85,16 +85,25 @@ std::string rejected_parameter(const ApiError& error) {
   if (!unsupported) return {};
   for (std::string_view name : kKnown)
     if (error.param == name) return std::string(name);
-  // Longest names first, so 'max_completion_tokens' is not read as 'max_tokens'; a name counts
-  // only when it stands alone (quoted or delimited).
+  // The name mentioned first is the rejected one ("'max_tokens' is not supported … use
+  // 'max_completion_tokens' instead"); a name counts only when it stands alone.
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string_view first;
+  std::size_t first_at = std::string::npos;
   for (std::string_view name : kKnown) {
     for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-      auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
       bool left = at == 0 || !is_word(text[at - 1]);
       bool right = at + name.size() >= text.size() || !is_word(text[at + name.size()]);
-      if (left && right) return std::string(name);
+      if (left && right) {
+        if (at < first_at) {
+          first_at = at;
+          first = name;
+        }
+        break;
+      }
     }
   }
+  if (!first.empty()) return std::string(first);
   return {};
 }
 
