@@ -77,3 +77,24 @@ def test_output_sequence_for_hidden_state_task_is_a_shape_error(worker):
                              overrides=SMALL_RNN, input_sets=2)
     assert result["status"] == "wrong_output"
     assert "output 0 has shape [4, 2, 16], expected [2, 2, 16]" in result["error"]
+
+
+def test_initial_state_as_input_pattern(worker):
+    # Checks the correctness numbers only: the candidate calls nn.GRU, so the trust guard's
+    # verdict (rejected) is not this test's business.
+    from conftest import task_file
+    result = worker.evaluate(task_file("gru_h0_input"), candidate("reference_copy_gru"))
+    assert result["correctness"]["pass_calibrated"], result["correctness"]
+    assert result["correctness"]["max_abs_err"] == 0.0
+    assert result["shapes"]["seq_len"] == 8 and result["shapes"]["batch_size"] == 2
+
+
+def test_random_state_in_forward_pattern(worker):
+    # Same RNG state before every forward: the fp32 results agree exactly; the fp64 evaluation
+    # draws different numbers, is flagged unreliable, and the kernelbench verdict decides.
+    from conftest import task_file
+    result = worker.evaluate(task_file("lstm_state_in_forward"), candidate("reference_copy_lstm"))
+    correctness = result["correctness"]
+    assert correctness["max_abs_err"] == 0.0
+    assert correctness["fp64_reliable"] is False
+    assert correctness["pass_calibrated"] and correctness["pass_kernelbench"]
