@@ -12,19 +12,22 @@ in this order, inside the sandboxed child:
     guard.check_model(model, reference_model)
     outputs = guard.call_candidate(model, inputs)   # every correctness forward goes through this
     ...timing (plain calls, unguarded, so timings are not perturbed)...
+    guard.checkpoint()                       # after the timing loop, before reading its events
     guard.after_timing(timing=None)          # timing: the Evaluation's "timing" dict, if any
     guard.violations -> list[str]            # non-empty = status "rejected", reasons = violations
 
-Violations take precedence over every status except timeout and crashed: a refused operation
-raises PermissionError inside the candidate, which would otherwise read as a runtime_error.
-Additive: `guard.note_kernels(kernels)` gives profiler evidence of the candidate's own kernels
-(the `kernels` list of the result) for candidates that launch no Triton kernel (CUDA C++).
+A refused operation raises, inside the candidate, an exception that is both a PermissionError
+and the harness's Failure with status "rejected" (trust_audit.refusal), so it is not reported as a
+runtime error even when the candidate lets it propagate. Additive: `guard.note_kernels(kernels)`
+gives profiler evidence of the candidate's own kernels (the `kernels` list of the result) for
+candidates that launch no Triton kernel (CUDA C++).
 
 The defences (docs/trust.md has the table):
 - process-wide (child_setup): the audit policy of trust_audit (no programs but the compilers,
   no network, no writes outside the scratch dir and compiler caches, no signals to others, no gc
-  or frame reading, no tracing, no patching classes), rlimits (no core files, a file-size cap),
-  temporary files in the scratch dir, and watched modules that refuse patching from the candidate;
+  or frame reading, no tracing, no swapping a function's code), rlimits (no core files, a
+  file-size cap), temporary files in the scratch dir, and watched modules that refuse attribute
+  assignment from the candidate;
 - the Guard: identity snapshots of the functions the verdict depends on (timers, events,
   comparisons, the worker's own functions), checked after import, around every call and after
   timing; ModelNew may not be or hold the reference Model; each guarded call records the operators
@@ -225,6 +228,7 @@ class Guard:
         self._launches = 0       # Triton launches seen in them
         self._profiled_own = False
         self._audit_seen = []
+        self._threads = set(threading.enumerate())
 
     @property
     def violations(self):
@@ -251,6 +255,7 @@ class Guard:
 
     def before_candidate_import(self):
         _import_own_modules()  # so that lazily imported ones are in the snapshot too
+        self._threads = set(threading.enumerate())
         for name, module in list(sys.modules.items()):
             if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):
                 _watch_module(module)
@@ -360,8 +365,15 @@ class Guard:
                            "events would not see"])
         torch.cuda.synchronize()
 
-    def after_timing(self, timing=None):
+    def checkpoint(self):
+        """Snapshot, record and threads checked now. The harness calls this between the timing
+        loop and reading the events: a patch that undoes itself when the harness first uses it
+        (elapsed_time restoring the original) is still in place here."""
         self._check_snapshot()
+        self._check_threads(self._threads)
+
+    def after_timing(self, timing=None):
+        self.checkpoint()
         stats = (timing or {}).get("candidate") or {}
         event, host = stats.get("median_ms"), stats.get("host_median_ms")
         if event is not None and host is not None and host > 2 * event + HOST_TIME_SLACK_MS:

@@ -1,6 +1,7 @@
 """The sandboxed child's audit policy: a `sys.addaudithook` hook that refuses what a kernel has no
 business doing (spawning programs, the network, writing outside its scratch directory, signalling
-other processes, reading the harness's objects through `gc` or frames, tracing, patching classes)
+other processes, reading the harness's objects through `gc` or frames, tracing, swapping a
+function's code)
 and records each refusal as a violation, which the Guard turns into status "rejected".
 
 Audit hooks cannot be removed once installed, so a candidate cannot switch this off from Python.
@@ -223,8 +224,9 @@ def _when_candidate(reason):
 
 
 def _frame_access(args):
-    # A direct call from candidate code, or through inspect's helpers (currentframe, stack).
-    if _is_candidate(_caller(skip_modules=("inspect.py",))):
+    # A direct call from candidate code, or through inspect or traceback (currentframe, stack,
+    # walk_stack): helpers that hand frames back to their caller.
+    if _is_candidate(_caller(skip_modules=("inspect.py", "traceback.py"))):
         return "inspected the caller's frames (sys._getframe / inspect)"
     return None
 
@@ -245,7 +247,8 @@ def _getattr(args):
 
 
 def _setattr(args):
-    """Patching a class or a function's code that the candidate does not own."""
+    """Swapping the code or defaults of a function the candidate does not own (the only
+    attribute writes Python audits; class and module patches are the Guard's snapshot's job)."""
     target, name = args[0], args[1]
     if not _is_candidate(_caller()):
         return None

@@ -1,0 +1,314 @@
+"""Unit tests of the trust defences: the Guard called directly on tiny modules (real Triton kernels
+under the interpreter), operator naming and policy, identity snapshots, and the audit policy in a
+child process (an audit hook cannot be removed, so never in the test process itself)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+from kforge_worker import trust
+from kforge_worker.trust_ops import Policy, op_name
+
+WORKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, factor, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor, mask=mask)
+
+
+def triton_scale(x, factor, out=None):
+    out = torch.empty_like(x) if out is None else out
+    scale_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), factor, BLOCK=64)
+    return out
+
+
+class Softmax(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=1)
+
+
+class Double(nn.Module):
+    def forward(self, x):
+        return x * 2.0
+
+
+class TritonDouble(nn.Module):
+    def forward(self, x):
+        return triton_scale(x.contiguous(), 2.0)
+
+
+class Gru(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 8, 1)
+
+    def forward(self, x):
+        return self.gru(x)[0]
+
+
+def guarded(reference, candidate, inputs, **options):
+    """Guard one call of `candidate` as the harness does; returns (outputs, violations)."""
+    guard = trust.Guard(None, options)
+    guard.before_candidate_import()
+    guard.after_candidate_import(sys.modules[__name__], type(reference))
+    guard.check_model(candidate, reference)
+    outputs = guard.call_candidate(candidate, inputs)
+    return outputs, guard.violations
+
+
+def test_a_clean_triton_candidate_has_no_violations():
+    x = torch.randn(4, 8)
+    out, violations = guarded(Double(), TritonDouble(), [x])
+    assert violations == []
+    assert torch.equal(out, x * 2)
+
+
+def test_no_kernel_of_its_own_is_a_violation_unless_allowed():
+    class Rewrite(nn.Module):
+        def forward(self, x):
+            return x + x
+    _, violations = guarded(Double(), Rewrite(), [torch.randn(4, 8)])
+    assert any("no kernel of its own" in v for v in violations)
+    _, violations = guarded(Double(), Rewrite(), [torch.randn(4, 8)], allow_pytorch_only=True)
+    assert violations == []
+
+
+def test_calling_the_replaced_operator_is_named():
+    class Cheat(nn.Module):
+        def forward(self, x):
+            return triton_scale(torch.softmax(x, dim=1), 1.0)
+    _, violations = guarded(Softmax(), Cheat(), [torch.randn(4, 8)])
+    assert violations == ["called the operator it replaces: torch softmax"]
+
+
+def test_plumbing_and_epilogue_are_allowed():
+    class Conv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 2, 3)
+
+        def forward(self, x):
+            return torch.relu(self.conv(x) + 1.0)
+
+    class Candidate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 2, 3)
+
+        def forward(self, x):
+            # "conv" in Triton (here: a stand-in kernel), bias and relu left to PyTorch: allowed.
+            y = triton_scale(x[:, :, 1:-1, 1:-1].contiguous(), 1.0)
+            return torch.relu(y + 1.0)
+    _, violations = guarded(Conv(), Candidate(), [torch.randn(1, 2, 5, 5)])
+    assert violations == []
+
+
+def test_recurrent_task_allows_a_held_gru_and_the_input_projection_gemm():
+    class Hybrid(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(4, 8, 1)  # held for its parameters only
+
+        def forward(self, x):
+            gates = torch.nn.functional.linear(x, self.gru.weight_ih_l0, self.gru.bias_ih_l0)
+            return triton_scale(gates[..., :8].contiguous(), 1.0)
+    _, violations = guarded(Gru(), Hybrid(), [torch.randn(3, 2, 4)])
+    assert violations == []
+
+
+def test_recurrent_task_forbids_calling_the_gru():
+    class Cheat(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(4, 8, 1)
+
+        def forward(self, x):
+            return triton_scale(self.gru(x)[0].contiguous(), 1.0)
+    _, violations = guarded(Gru(), Cheat(), [torch.randn(3, 2, 4)])
+    assert "called the operator it replaces: torch gru" in violations
+    assert any("GRU module's forward" in v for v in violations)
+
+
+def test_holding_or_inheriting_the_reference_model():
+    class Holder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Double()
+
+        def forward(self, x):
+            return triton_scale(x, 2.0)
+    _, violations = guarded(Double(), Holder(), [torch.randn(4)])
+    assert any("holds an instance of the reference Model" in v for v in violations)
+
+    guard = trust.Guard(None, {})
+    guard.before_candidate_import()
+    module = types.ModuleType("fake_candidate")
+
+    class ModelNew(Double):
+        pass
+    module.ModelNew = ModelNew
+    guard.after_candidate_import(module, Double)
+    assert "ModelNew inherits from the reference Model" in guard.violations
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda x: triton_scale(x, 2.0, out=x), "aliases input 0"),
+    (lambda x: triton_scale(x, 2.0, out=x)[1:], "aliases input 0"),
+    (lambda x: (triton_scale(x.clone(), 2.0), triton_scale(x, 3.0, out=x))[0], "mutated input 0"),
+])
+def test_outputs_may_not_alias_and_inputs_may_not_change(make, reason):
+    class Candidate(nn.Module):
+        def forward(self, x):
+            return make(x)
+    _, violations = guarded(Double(), Candidate(), [torch.randn(8)])
+    assert any(reason in v for v in violations), violations
+
+
+def test_tensor_subclass_output_is_a_violation():
+    class Sub(torch.Tensor):
+        pass
+
+    class Candidate(nn.Module):
+        def forward(self, x):
+            return triton_scale(x, 2.0).as_subclass(Sub)
+    _, violations = guarded(Double(), Candidate(), [torch.randn(8)])
+    assert any("torch.Tensor subclass" in v for v in violations)
+
+
+def test_a_thread_left_running_is_a_violation():
+    import threading
+    stop = threading.Event()
+
+    class Candidate(nn.Module):
+        def forward(self, x):
+            threading.Thread(target=stop.wait, daemon=True).start()
+            return triton_scale(x, 2.0)
+    try:
+        _, violations = guarded(Double(), Candidate(), [torch.randn(8)])
+    finally:
+        stop.set()
+    assert any("left a thread running" in v for v in violations)
+
+
+def test_snapshot_names_a_replaced_function_and_a_swapped_code_object():
+    snapshot = trust.Snapshot()
+    original = torch.allclose
+    original_code = trust._span.__code__
+    try:
+        vars(torch)["allclose"] = lambda *args, **kwargs: True
+        trust._span.__code__ = (lambda tensor: (0, 1)).__code__
+        changes = snapshot.changes()
+    finally:
+        vars(torch)["allclose"] = original
+        trust._span.__code__ = original_code
+    assert "patched torch.allclose" in changes
+    assert "patched kforge_worker.trust._span" in changes
+    assert snapshot.changes() == []
+
+
+def test_host_time_far_above_event_time_is_a_violation():
+    guard = trust.Guard(None, {"allow_pytorch_only": True})
+    guard.after_timing({"candidate": {"median_ms": 0.01, "host_median_ms": 0.04}})
+    assert guard.violations == []
+    guard.after_timing({"candidate": {"median_ms": 0.01, "host_median_ms": 5.0}})
+    assert any("host time" in v for v in guard.violations)
+
+
+@pytest.mark.parametrize("func, name", [
+    (torch.softmax, "softmax"), (torch.Tensor.softmax, "softmax"),
+    (torch.ops.aten._softmax.default, "softmax"), (torch.Tensor.__rmul__, "mul"),
+    (torch.Tensor.add_, "add"), (torch._VF.gru, "gru"), (torch.Tensor.__matmul__, "matmul"),
+])
+def test_op_name_is_canonical(func, name):
+    assert op_name(func) == name
+
+
+def test_policy_per_kind_of_task():
+    gelu = Policy(["mul", "pow", "mul", "add", "tanh", "mul"], [], Double)
+    assert gelu.ops == {"mul", "pow", "add", "tanh"}
+    conv = Policy(["conv2d", "add", "relu", "size"], [nn.Conv2d], Double)
+    assert conv.ops == {"conv2d"}
+    lstm = Policy(["zeros", "lstm", "linear", "getitem"], [nn.LSTM, nn.Linear], Double)
+    assert "linear" not in lstm.ops and "lstm" in lstm.ops and nn.LSTM in lstm.module_types
+
+
+AUDIT_SCRIPT = r"""
+import json, os, socket, subprocess, sys, gc
+import torch, triton
+from kforge_worker import trust, trust_audit
+scratch, outside = sys.argv[1], sys.argv[2]
+trust.child_setup(scratch)
+with open(os.path.join(scratch, "inside.txt"), "w") as handle:  # allowed: the scratch dir
+    handle.write("ok")
+sys.path.insert(0, scratch)
+with open(os.path.join(scratch, "cand.py"), "w") as handle:
+    handle.write("import gc, inspect, time, torch\n"
+                 "def objects(): return len(gc.get_objects())\n"
+                 "def frames(): return inspect.currentframe().f_back\n"
+                 "def timer(): time.perf_counter = lambda: 0.0\n"
+                 "def code(): torch.nn.functional.softmax.__code__ = (lambda *a: 0).__code__\n")
+import cand
+results = {}
+attempts = {
+    "fork": lambda: os.fork(),
+    "shell": lambda: subprocess.run(["sh", "-c", "true"]),
+    "system": lambda: os.system("true"),
+    "connect": lambda: socket.create_connection(("127.0.0.1", 9), timeout=1),
+    "write_outside": lambda: open(os.path.join(outside, "x.txt"), "w"),
+    "remove_outside": lambda: os.remove(os.path.join(outside, "keep.txt")),
+    "kill_parent": lambda: os.kill(os.getppid(), 0),
+    "gc": cand.objects, "frames": cand.frames, "timer": cand.timer, "code": cand.code,
+    "gc_by_the_harness": lambda: len(gc.get_objects()),
+    "frames_by_the_harness": lambda: sys._getframe(0),
+    "compiler": lambda: subprocess.run(["gcc", "--version"], stdout=subprocess.DEVNULL),
+}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+        results[name] = "allowed"
+    except PermissionError as error:
+        results[name] = "refused"
+    except (OSError, subprocess.SubprocessError) as error:
+        results[name] = "error " + type(error).__name__
+print(json.dumps({"results": results, "violations": trust_audit.violations}))
+"""
+
+
+def test_audit_policy_in_a_child(tmp_path):
+    scratch, outside = tmp_path / "scratch", tmp_path / "outside"
+    scratch.mkdir()
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    run = subprocess.run([sys.executable, "-c", AUDIT_SCRIPT, str(scratch), str(outside)],
+                         env={**os.environ, "PYTHONPATH": WORKER_DIR}, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    results = report["results"]
+    for name in ("fork", "shell", "system", "connect", "write_outside", "remove_outside",
+                 "kill_parent", "gc", "frames", "timer", "code"):
+        assert results[name] == "refused", (name, results)
+    assert results["gc_by_the_harness"] == "allowed"
+    assert results["frames_by_the_harness"] == "allowed"
+    assert results["compiler"] in ("allowed", "error FileNotFoundError")
+    assert (outside / "keep.txt").read_text() == "keep"
+    assert sorted(os.listdir(outside)) == ["keep.txt"]
+    assert (scratch / "inside.txt").read_text() == "ok"
+    violations = "\n".join(report["violations"])
+    for text in ("tried to fork", "tried to run a program: sh", "network",
+                 "outside its scratch directory", "signal another process", "gc.get_objects",
+                 "caller's frames", "patched time.perf_counter",
+                 "patched torch.nn.functional.softmax.__code__"):
+        assert text in violations, (text, violations)
