@@ -110,6 +110,8 @@ class Evaluation:
         def guard():
             try:
                 yield
+            except LoadError as error:  # already located and worded
+                raise RequestFailure(str(error)) from None
             except Exception as error:
                 text, _ = describe(error, self.files)
                 raise RequestFailure(f"failed to {what} of {self.task_path}:\n{text}") from None

@@ -211,6 +211,17 @@ def test_malformed_task_syntax_error(worker):
     assert "size = (4" in reply["error"]
 
 
+def test_failing_get_inputs_is_a_located_request_error(worker):
+    path = task_file("bad_inputs")
+    reply = worker.call("evaluate", task_path=path, candidate_path=candidate("zeros"),
+                        device="cpu")
+    assert not reply["ok"]
+    assert reply["error"] == (f"failed to call get_inputs() of {path}:\n"
+                              f"  File {path}:15, in get_inputs\n"
+                              f"    return [torch.randn(dim, undefined_size)]\n"
+                              f"NameError: name 'undefined_size' is not defined")
+
+
 def test_missing_files_and_fields_are_request_errors(worker):
     reply = worker.call("evaluate", task_path="tasks/nope.py", candidate_path="x.py")
     assert not reply["ok"]
