@@ -1,0 +1,665 @@
+#include "pipeline/pipeline.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <semaphore>
+#include <vector>
+
+#include "pipeline/budget.h"
+#include "pipeline/candidate.h"
+#include "pipeline/tuning_guard.h"
+#include "prompts/code_extractor.h"
+#include "prompts/diagnosis.h"
+#include "prompts/prompt_vars.h"
+
+namespace kforge::pipeline {
+
+namespace {
+
+using CandidatePtr = std::shared_ptr<Candidate>;
+
+/// Stages in the order the token table lists them.
+const std::vector<std::string>& stage_order() {
+  static const std::vector<std::string> order = {
+      "seed", "repair", "analysis", "optimise", "tune_grid", "tune_tiling", "tune_memory"};
+  return order;
+}
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string first_line(std::string_view text) {
+  std::size_t start = text.find_first_not_of(" \n\t");
+  if (start == std::string_view::npos) return "";
+  text.remove_prefix(start);
+  std::string line(text.substr(0, text.find('\n')));
+  if (line.size() > 160) line = line.substr(0, 157) + "...";
+  return line;
+}
+
+/// "score 1.3696 (15.140 ms)" or "max_abs_err 1.2e-06 (no timing)".
+std::string describe_result(const Candidate& c) {
+  std::string out;
+  if (c.evaluation.score) {
+    out = fmt::format("score {:.4f}", *c.evaluation.score);
+    if (c.evaluation.candidate)
+      out += fmt::format(" ({:.3f} ms)", c.evaluation.candidate->median_ms);
+  } else {
+    out = "no timing";
+  }
+  if (c.evaluation.correctness)
+    out += fmt::format(", max_abs_err {:.3g}", c.evaluation.correctness->max_abs_err);
+  return out;
+}
+
+std::map<std::string, std::string> diagnosis_map(const std::optional<prompts::Diagnosis>& d) {
+  if (!d) return {};
+  return {{"worth_optimizing", d->worth_optimizing ? "yes" : "no"},
+          {"reason", d->reason},
+          {"bottleneck", d->bottleneck},
+          {"optimisation_method", d->optimisation_method},
+          {"modification_plan", d->modification_plan},
+          {"expected_speedup", d->expected_speedup},
+          {"implementation_complexity", d->implementation_complexity},
+          {"kernel_type", d->kernel_type}};
+}
+
+/// One run of the pipeline. Seed chains and analysis chains run on their own threads; shared
+/// state sits behind `mutex_`.
+class Run {
+ public:
+  Run(const PipelineInputs& inputs, PipelineServices& services)
+      : inputs_(inputs),
+        s_(services),
+        config_(inputs.record.config),
+        clock_(services.clock ? services.clock : steady_seconds),
+        budget_({config_.budget_tokens, config_.max_candidates, config_.time_limit_s}, clock_,
+                inputs.record.elapsed_s),
+        eval_slots_(
+            static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(services.pool.size(), 1, 64))) {
+    record_ = inputs.record;
+    next_id_ = s_.store.journal().max_candidate_id() + 1;
+    eval_template_.device = config_.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
+    eval_template_.shrink = config_.shrink;
+    eval_template_.precision = config_.precision == "kernelbench" ? eval::Precision::kKernelBench
+                                                                  : eval::Precision::kCalibrated;
+    eval_template_.input_sets = config_.input_sets;
+    eval_template_.trials = config_.trials;
+    eval_template_.warmup = config_.warmup;
+    eval_template_.flush_l2 = config_.flush_l2;
+    eval_template_.timeout_s = config_.timeout_s;
+    eval_template_.allow_pytorch_only = config_.allow_pytorch_only;
+    eval_template_.task = config_.task;
+  }
+
+  util::Result<PipelineResult> execute();
+
+ private:
+  std::vector<CandidatePtr> seeds_phase();
+  void analysis_phase(const std::vector<CandidatePtr>& seeds);
+  void tuning_phase();
+  PipelineResult finish();
+
+  CandidatePtr seed_chain(int index);
+  CandidatePtr analysis_chain(const CandidatePtr& target);
+  CandidatePtr repair_chain(CandidatePtr candidate);
+
+  CandidatePtr produce(const std::string& key, const std::string& stage, std::optional<int> parent,
+                       int lineage, const prompts::Vars& vars,
+                       const std::optional<prompts::Diagnosis>& diagnosis);
+  std::optional<llm::ChatReply> ask(const std::string& key, const std::string& stage,
+                                    const std::string& template_name, const std::string& transcript,
+                                    const prompts::Vars& vars);
+  void account(const std::string& stage, const llm::ChatReply& reply);
+  void assess(Candidate& candidate);
+  void consider(const CandidatePtr& candidate);
+  int allocate_id(const std::string& key, const std::string& stage);
+
+  prompts::Vars base_vars() const;
+  prompts::Vars vars_for(const Candidate& candidate) const;
+  store::CandidateRecord to_record(const Candidate& candidate, const std::string& note) const;
+  CandidatePtr best() const {
+    std::lock_guard lock(mutex_);
+    return best_;
+  }
+  bool stopping() const { return stopping_; }
+  void stop(const std::string& reason, bool failed = false);
+  void note(const std::string& line);
+  void phase(const std::string& name);
+  void save_locked();
+
+  const PipelineInputs& inputs_;
+  PipelineServices& s_;
+  store::RunConfig config_;
+  std::function<double()> clock_;
+  Budget budget_;
+  std::counting_semaphore<64> eval_slots_;
+  eval::EvalRequest eval_template_;
+  eval::WorkerInfo worker_;
+
+  mutable std::mutex mutex_;
+  store::RunRecord record_;
+  std::vector<CandidatePtr> candidates_;
+  CandidatePtr best_;
+  std::map<std::string, store::TokenRow> tokens_;
+  int next_id_ = 1;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> failed_{false};
+  std::string stop_reason_;
+};
+
+void Run::note(const std::string& line) {
+  s_.view.log(line);
+  std::lock_guard lock(mutex_);
+  record_.log.push_back(line);
+}
+
+void Run::phase(const std::string& name) {
+  s_.view.set_phase(name);
+  s_.view.log(fmt::format("== {} ==", name));
+  std::lock_guard lock(mutex_);
+  record_.phases.push_back(name);
+  save_locked();
+}
+
+void Run::stop(const std::string& reason, bool failed) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stop_reason_.empty()) return;
+    stop_reason_ = reason;
+    stopping_ = true;
+    if (failed) failed_ = true;
+  }
+  note(fmt::format("stopping: {}", reason));
+}
+
+void Run::save_locked() {
+  record_.updated_at = store::iso_time(std::chrono::system_clock::now());
+  record_.elapsed_s = budget_.elapsed();
+  record_.tokens.clear();
+  for (const std::string& stage : stage_order())
+    if (auto it = tokens_.find(stage); it != tokens_.end()) record_.tokens.push_back(it->second);
+  record_.best_id = best_ ? std::optional<int>(best_->id) : std::nullopt;
+  if (auto ok = s_.store.write_run(record_); !ok)
+    s_.view.log(fmt::format("warning: {}", ok.error().message));
+}
+
+int Run::allocate_id(const std::string& key, const std::string& stage) {
+  if (auto id = s_.store.journal().candidate_id(key)) return *id;
+  int id;
+  {
+    std::lock_guard lock(mutex_);
+    id = next_id_++;
+  }
+  if (auto ok = s_.store.journal().record_candidate(key, id, stage); !ok)
+    s_.view.log(fmt::format("warning: {}", ok.error().message));
+  return id;
+}
+
+prompts::Vars Run::base_vars() const {
+  prompts::Vars vars = prompts::task_vars(
+      {record_.task_name, inputs_.task_source, inputs_.recurrent, config_.device == "cpu"});
+  prompts::merge(vars, prompts::gpu_vars(worker_));
+  vars["library_example"] = inputs_.library_example;
+  vars["library_example_name"] = inputs_.library_example_name;
+  vars["seeds_total"] = std::to_string(config_.seeds);
+  vars["max_attempts"] = std::to_string(config_.repairs);
+  // Stage-specific variables default to empty so every template renders in every stage.
+  for (const char* name :
+       {"seed_index", "attempt", "origin_stage", "validation_error", "previous_reply",
+        "adapt_persistent", "guard_reason", "best_id", "candidate_id", "candidate_stage"})
+    vars[name] = "";
+  prompts::merge(vars, prompts::diagnosis_vars({}));
+  vars["worth_optimizing"] = "";
+  return vars;
+}
+
+prompts::Vars Run::vars_for(const Candidate& candidate) const {
+  prompts::Vars vars = base_vars();
+  prompts::merge(vars,
+                 prompts::candidate_vars(candidate.source, candidate.evaluation, candidate.report));
+  vars["candidate_id"] = std::to_string(candidate.id);
+  vars["candidate_stage"] = candidate.stage;
+  if (candidate.diagnosis) prompts::merge(vars, prompts::diagnosis_vars(*candidate.diagnosis));
+  return vars;
+}
+
+void Run::account(const std::string& stage, const llm::ChatReply& reply) {
+  {
+    std::lock_guard lock(mutex_);
+    store::TokenRow& row = tokens_[stage];
+    row.stage = stage;
+    ++row.calls;
+    row.prompt_tokens += reply.usage.prompt_tokens;
+    row.completion_tokens += reply.usage.completion_tokens;
+    row.reasoning_tokens += reply.usage.reasoning_tokens;
+    row.cached_tokens += reply.usage.cached_tokens;
+    row.cost_usd += reply.cost_usd;
+    save_locked();
+  }
+  budget_.add_tokens(reply.usage.prompt_tokens + reply.usage.completion_tokens);
+  s_.view.set_tokens(budget_.tokens());
+}
+
+std::optional<llm::ChatReply> Run::ask(const std::string& key, const std::string& stage,
+                                       const std::string& template_name,
+                                       const std::string& transcript, const prompts::Vars& vars) {
+  if (auto replay = s_.store.journal().chat(key)) {
+    s_.view.log(fmt::format("{}: model reply found in the journal", key));
+    account(stage, *replay);
+    return replay;
+  }
+  if (stopping()) return std::nullopt;
+  if (auto reason = budget_.exhausted()) {
+    stop(*reason);
+    return std::nullopt;
+  }
+  auto messages = s_.prompts.messages(template_name, vars);
+  if (!messages) {
+    stop(messages.error().message, true);
+    return std::nullopt;
+  }
+  llm::ChatRequest request;
+  request.messages = std::move(*messages);
+  request.stage = stage;
+  request.transcript_path = s_.store.transcript_path(transcript);
+  request.task_path = config_.task;
+  request.on_progress = [this](const llm::StreamProgress& progress) {
+    s_.view.streaming(progress.completion_tokens, progress.tokens_per_s);
+  };
+  s_.view.log(fmt::format("{}: asking {} ({})", key, s_.provider.model(), stage));
+  s_.view.model_started();
+  auto reply = s_.provider.chat(request);
+  s_.view.model_finished();
+  if (!reply) {
+    note(fmt::format("{}: model call failed: {}", key, reply.error().message));
+    return std::nullopt;
+  }
+  if (auto ok = s_.store.journal().record_chat(key, stage, *reply); !ok)
+    s_.view.log(fmt::format("warning: {}", ok.error().message));
+  account(stage, *reply);
+  s_.view.log(fmt::format("{}: reply with {} + {} tokens in {:.1f} s", key,
+                          reply->usage.prompt_tokens, reply->usage.completion_tokens,
+                          reply->latency_s));
+  return std::move(*reply);
+}
+
+CandidatePtr Run::produce(const std::string& key, const std::string& stage,
+                          std::optional<int> parent, int lineage, const prompts::Vars& vars,
+                          const std::optional<prompts::Diagnosis>& diagnosis) {
+  bool replay = s_.store.journal().chat(key).has_value();
+  if (!replay) {
+    if (stopping()) return nullptr;
+    if (auto reason = budget_.candidates_exhausted()) {
+      stop(*reason);
+      return nullptr;
+    }
+  }
+  int id = allocate_id(key, stage);
+  auto reply = ask(key, stage, stage, fmt::format("{}_{}", id, stage), vars);
+  if (!reply) return nullptr;
+
+  auto candidate = std::make_shared<Candidate>();
+  candidate->id = id;
+  candidate->stage = stage;
+  candidate->parent = parent;
+  candidate->key = key;
+  candidate->lineage = lineage;
+  candidate->diagnosis = diagnosis;
+  candidate->usage = reply->usage;
+  candidate->path = s_.store.candidate_path(id, stage);
+  budget_.add_candidate();
+  auto code = prompts::extract_model_code(reply->content);
+  if (code) {
+    candidate->source = std::move(*code);
+  } else {
+    candidate->extracted = false;
+    candidate->source = reply->content;
+    candidate->evaluation.status = eval::Status::kSyntaxError;
+    candidate->evaluation.error = code.error().message;
+    if (reply->truncated)
+      candidate->evaluation.error +=
+          "\nThe reply was cut off by the token limit: write a shorter, complete file.";
+  }
+  if (auto ok = s_.store.write_candidate_source(id, stage, candidate->source); !ok) {
+    stop(ok.error().message, true);
+    return nullptr;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    candidates_.push_back(candidate);
+  }
+  assess(*candidate);
+  consider(candidate);
+  return candidate;
+}
+
+void Run::assess(Candidate& c) {
+  if (!c.extracted) return;
+  if (s_.analyze) {
+    std::string key = "facts:" + c.key;
+    if (auto report = s_.store.journal().analysis(key)) {
+      c.report = std::move(report);
+    } else if (auto report = s_.analyze(c.path)) {
+      c.report = *report;
+      if (auto ok = s_.store.journal().record_analysis(key, *report); !ok)
+        s_.view.log(fmt::format("warning: {}", ok.error().message));
+    } else {
+      s_.view.log(
+          fmt::format("#{}: kernel analysis unavailable: {}", c.id, report.error().message));
+    }
+  }
+  std::string key = "eval:" + c.key;
+  if (auto evaluation = s_.store.journal().evaluation(key)) {
+    c.evaluation = std::move(*evaluation);
+    return;
+  }
+  eval::EvalRequest request = eval_template_;
+  request.candidate = c.path;
+  eval_slots_.acquire();
+  s_.view.eval_started();
+  s_.view.log(fmt::format("#{} {}: evaluating", c.id, c.stage));
+  auto evaluation = s_.pool.evaluate(request);
+  s_.view.eval_finished();
+  eval_slots_.release();
+  if (!evaluation) {
+    c.evaluation.status = eval::Status::kCrashed;
+    c.evaluation.error = evaluation.error().message;
+    stop(fmt::format("evaluation of #{} failed: {}", c.id, evaluation.error().message), true);
+    return;
+  }
+  c.evaluation = std::move(*evaluation);
+  if (auto ok = s_.store.journal().record_evaluation(key, c.evaluation); !ok)
+    s_.view.log(fmt::format("warning: {}", ok.error().message));
+}
+
+store::CandidateRecord Run::to_record(const Candidate& c, const std::string& note) const {
+  store::CandidateRecord r;
+  r.id = c.id;
+  r.stage = c.stage;
+  r.parent = c.parent;
+  r.key = c.key;
+  r.file = std::filesystem::relative(c.path, s_.store.dir()).string();
+  r.status = std::string(eval::to_string(c.evaluation.status));
+  r.score = c.evaluation.score;
+  if (c.evaluation.candidate) r.latency_ms = c.evaluation.candidate->median_ms;
+  if (c.evaluation.eager) r.eager_ms = c.evaluation.eager->median_ms;
+  if (c.evaluation.correctness) r.max_abs_err = c.evaluation.correctness->max_abs_err;
+  r.launches_per_forward = c.evaluation.launches_per_forward;
+  r.error_head = first_line(c.evaluation.error);
+  if (c.report) {
+    r.kernel_type = c.report->kernel_type;
+    r.persistent = c.report->persistent;
+  }
+  r.note = note;
+  r.prompt_tokens = c.usage.prompt_tokens;
+  r.completion_tokens = c.usage.completion_tokens;
+  return r;
+}
+
+void Run::consider(const CandidatePtr& c) {
+  std::string origin = c->parent ? fmt::format(" (from #{})", *c->parent) : "";
+  std::string line;
+  std::string best_text;
+  {
+    std::lock_guard lock(mutex_);
+    std::string verdict;
+    if (c->verified()) {
+      if (!best_ || is_better(*c, *best_)) {
+        verdict = best_ ? fmt::format("new best (was #{})", best_->id) : "new best";
+        best_ = c;
+        best_text = fmt::format("#{} {}", c->id, describe_result(*c));
+      } else {
+        verdict = fmt::format("not better than #{} ({}): best stays #{}", best_->id,
+                              describe_result(*best_), best_->id);
+      }
+    }
+    store::CandidateRecord record = to_record(*c, verdict);
+    auto existing = std::find_if(record_.candidates.begin(), record_.candidates.end(),
+                                 [&](const store::CandidateRecord& r) { return r.id == c->id; });
+    if (existing != record_.candidates.end())
+      *existing = record;
+    else
+      record_.candidates.push_back(record);
+    std::sort(record_.candidates.begin(), record_.candidates.end(),
+              [](const auto& a, const auto& b) { return a.id < b.id; });
+    if (auto ok = s_.store.write_candidate_record(record, c->evaluation, c->report,
+                                                  diagnosis_map(c->diagnosis));
+        !ok)
+      s_.view.log(fmt::format("warning: {}", ok.error().message));
+    save_locked();
+    if (c->verified())
+      line = fmt::format("#{} {}{}: ok, {} — {}", c->id, c->stage, origin, describe_result(*c),
+                         verdict);
+    else
+      line = fmt::format("#{} {}{}: {}: {}", c->id, c->stage, origin, record.status,
+                         record.error_head.empty() ? "(no error text)" : record.error_head);
+    if (c->report && c->report->persistent) line += " [persistent kernel]";
+  }
+  s_.view.log(line);
+  if (!best_text.empty()) s_.view.set_best(best_text);
+}
+
+CandidatePtr Run::repair_chain(CandidatePtr current) {
+  const std::string root = current->key;
+  const std::string origin = current->stage;
+  for (int attempt = 1; attempt <= config_.repairs && !current->verified(); ++attempt) {
+    if (failed_) break;
+    prompts::Vars vars = vars_for(*current);
+    vars["attempt"] = std::to_string(attempt);
+    vars["origin_stage"] = origin;
+    auto next = produce(fmt::format("{}.r{}", root, attempt), "repair", current->id,
+                        current->lineage, vars, current->diagnosis);
+    if (!next) break;
+    current = next;
+  }
+  return current;
+}
+
+CandidatePtr Run::seed_chain(int index) {
+  prompts::Vars vars = base_vars();
+  vars["seed_index"] = std::to_string(index);
+  auto candidate =
+      produce(fmt::format("seed{}", index), "seed", std::nullopt, index, vars, std::nullopt);
+  if (!candidate) return nullptr;
+  return repair_chain(candidate);
+}
+
+std::vector<CandidatePtr> Run::seeds_phase() {
+  phase("seeds");
+  std::vector<std::future<CandidatePtr>> chains;
+  for (int i = 1; i <= config_.seeds; ++i)
+    chains.push_back(std::async(std::launch::async, [this, i] { return seed_chain(i); }));
+  std::vector<CandidatePtr> finals;
+  for (auto& chain : chains) finals.push_back(chain.get());
+  return finals;
+}
+
+CandidatePtr Run::analysis_chain(const CandidatePtr& target) {
+  int k = target->lineage;
+  prompts::Vars vars = vars_for(*target);
+  std::string key = fmt::format("analysis{}", k);
+  auto reply = ask(key, "analysis", "analysis", fmt::format("{}_analysis", target->id), vars);
+  if (!reply) return nullptr;
+  auto diagnosis = prompts::parse_diagnosis(reply->content);
+  if (!diagnosis) {
+    note(fmt::format("analysis of #{}: {} — asking once more", target->id,
+                     diagnosis.error().message));
+    vars["validation_error"] = diagnosis.error().message;
+    vars["previous_reply"] = prompts::trim_for_prompt(reply->content, 80, 6000);
+    auto retry = ask(key + ".retry", "analysis", "analysis_retry",
+                     fmt::format("{}_analysis_retry", target->id), vars);
+    if (!retry) return nullptr;
+    diagnosis = prompts::parse_diagnosis(retry->content);
+    if (!diagnosis) {
+      note(fmt::format("analysis of #{} is still invalid: {} — no optimised candidate from it",
+                       target->id, diagnosis.error().message));
+      return nullptr;
+    }
+  }
+  const prompts::Diagnosis& d = *diagnosis;
+  note(fmt::format(
+      "analysis of #{}: worth optimising: {} ({}); bottleneck: {}; method: {}; complexity: {}; "
+      "kernel_type: {}; expected speed-up: {}",
+      target->id, d.worth_optimizing ? "yes" : "no", first_line(d.reason), first_line(d.bottleneck),
+      first_line(d.optimisation_method), d.implementation_complexity, d.kernel_type,
+      first_line(d.expected_speedup)));
+  if (!d.worth_optimizing) return nullptr;
+  prompts::merge(vars, prompts::diagnosis_vars(d));
+  auto candidate = produce(fmt::format("optimise{}", k), "optimise", target->id, k, vars, d);
+  if (!candidate) return nullptr;
+  return repair_chain(candidate);
+}
+
+void Run::analysis_phase(const std::vector<CandidatePtr>& seeds) {
+  CandidatePtr current = best();
+  if (stopping()) {
+    note("analysis: skipped: the run is stopping");
+    return;
+  }
+  if (config_.analysis == "never") {
+    note("analysis: skipped (--analysis never)");
+    return;
+  }
+  if (!current) {
+    note("analysis: skipped: no verified candidate to analyse");
+    return;
+  }
+  const auto& score = current->evaluation.score;
+  if (config_.analysis == "auto" && score && *score >= config_.analysis_threshold) {
+    note(fmt::format("analysis: skipped: best #{} scores {:.4f} >= threshold {:g}", current->id,
+                     *score, config_.analysis_threshold));
+    return;
+  }
+  std::vector<CandidatePtr> targets;
+  for (const CandidatePtr& seed : seeds) {
+    if (!seed || !seed->verified()) continue;
+    const auto& s = seed->evaluation.score;
+    if (config_.analysis == "auto" && s && *s >= config_.analysis_threshold) continue;
+    if (std::find(targets.begin(), targets.end(), seed) == targets.end()) targets.push_back(seed);
+  }
+  phase("analysis");
+  std::string why = config_.analysis == "always" ? "--analysis always"
+                    : score ? fmt::format("best score {:.4f} < threshold {:g}", *score,
+                                          config_.analysis_threshold)
+                            : std::string("no timing (CPU mode): scores unknown");
+  std::vector<std::string> ids;
+  for (const CandidatePtr& t : targets) ids.push_back(fmt::format("#{}", t->id));
+  note(fmt::format("analysis: {}; analysing {}", why, fmt::format("{}", fmt::join(ids, ", "))));
+  std::vector<std::future<CandidatePtr>> chains;
+  for (const CandidatePtr& target : targets)
+    chains.push_back(
+        std::async(std::launch::async, [this, target] { return analysis_chain(target); }));
+  for (auto& chain : chains) chain.get();
+}
+
+void Run::tuning_phase() {
+  CandidatePtr start = best();
+  if (stopping()) {
+    note("tuning: skipped: the run is stopping");
+    return;
+  }
+  if (!start) {
+    note("tuning: skipped: no verified candidate to tune");
+    return;
+  }
+  phase("tuning");
+  GuardDecision decision = decide_tuning(*start, config_.guard);
+  if (!decision.reason.empty()) note("guard: " + decision.reason);
+  for (const std::string& stage : tuning_stages()) {
+    if (std::find(decision.run.begin(), decision.run.end(), stage) == decision.run.end()) {
+      note(fmt::format("guard: {} skipped", stage));
+      continue;
+    }
+    if (stopping()) break;
+    CandidatePtr base = best();
+    prompts::Vars vars = vars_for(*base);
+    vars["adapt_persistent"] = decision.adapt ? "yes" : "";
+    vars["guard_reason"] = decision.reason;
+    vars["best_id"] = std::to_string(base->id);
+    auto candidate = produce(stage, stage, base->id, 0, vars, base->diagnosis);
+    if (!candidate) continue;
+    repair_chain(candidate);
+  }
+}
+
+PipelineResult Run::finish() {
+  PipelineResult result;
+  CandidatePtr winner = best();
+  {
+    std::lock_guard lock(mutex_);
+    record_.phases.push_back("final");
+    record_.state = failed_ ? "failed" : !stop_reason_.empty() ? "stopped" : "finished";
+    record_.stop_reason = stop_reason_;
+  }
+  if (winner) {
+    if (auto ok = s_.store.write_best(winner->source); !ok)
+      s_.view.log(fmt::format("warning: {}", ok.error().message));
+    note(fmt::format("best: #{} {} — {}; copied to best.py", winner->id, winner->stage,
+                     describe_result(*winner)));
+    result.best_source = winner->source;
+  } else {
+    note("best: no verified candidate");
+  }
+  std::lock_guard lock(mutex_);
+  save_locked();
+  result.record = record_;
+  return result;
+}
+
+util::Result<PipelineResult> Run::execute() {
+  auto hello = s_.pool.hello();
+  if (!hello) return std::unexpected(hello.error().context("failed to run {}", config_.task));
+  worker_ = *hello;
+  {
+    std::lock_guard lock(mutex_);
+    record_.state = "running";
+    record_.stop_reason.clear();
+    record_.phases.clear();
+    record_.log.clear();
+    record_.candidates.clear();
+    record_.tokens.clear();
+    record_.best_id.reset();
+    record_.device = {{"name", worker_.device_name.value_or("cpu")},
+                      {"sm_count", std::to_string(worker_.sm_count)},
+                      {"memory_gb", fmt::format("{:.1f}", worker_.memory_gb)},
+                      {"interpret", worker_.interpret ? "true" : "false"}};
+    record_.versions = {{"worker", worker_.worker_version},
+                        {"python", worker_.python},
+                        {"torch", worker_.torch},
+                        {"triton", worker_.triton},
+                        {"cuda", worker_.cuda.value_or("")}};
+    save_locked();
+  }
+  if (std::size_t entries = s_.store.journal().loaded_entries(); entries > 0)
+    note(fmt::format("resuming: {} finished steps in the journal are replayed, not redone",
+                     entries));
+  s_.view.log(fmt::format("task {} on {} ({} SMs) with {} {}; seeds {}, repairs {}",
+                          record_.task_name, worker_.device_name.value_or("cpu"), worker_.sm_count,
+                          s_.provider.name(), s_.provider.model(), config_.seeds, config_.repairs));
+  std::vector<CandidatePtr> seeds = seeds_phase();
+  if (!failed_) analysis_phase(seeds);
+  if (!failed_) tuning_phase();
+  PipelineResult result = finish();
+  s_.view.finish();
+  return result;
+}
+
+}  // namespace
+
+util::Result<PipelineResult> run_pipeline(const PipelineInputs& inputs,
+                                          PipelineServices& services) {
+  Run run(inputs, services);
+  return run.execute();
+}
+
+}  // namespace kforge::pipeline

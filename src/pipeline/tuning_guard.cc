@@ -1,0 +1,61 @@
+#include "pipeline/tuning_guard.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace kforge::pipeline {
+
+const std::vector<std::string>& tuning_stages() {
+  static const std::vector<std::string> stages = {"tune_grid", "tune_tiling", "tune_memory"};
+  return stages;
+}
+
+GuardDecision decide_tuning(const Candidate& best, bool enabled) {
+  GuardDecision decision;
+  decision.run = tuning_stages();
+  if (!enabled) return decision;
+  const std::optional<prompts::Diagnosis>& diagnosis = best.diagnosis;
+  if (diagnosis && diagnosis->implementation_complexity == "high") {
+    decision.run.clear();
+    decision.reason = fmt::format(
+        "the analysis rates #{} implementation_complexity high ({}): tuning would break the "
+        "algorithm",
+        best.id, diagnosis->optimisation_method);
+    return decision;
+  }
+  std::vector<std::string> why;
+  if (best.report && best.report->persistent) why.push_back("kernel analysis: persistent");
+  if (best.report && best.report->kernel_type == "persistent_recurrent")
+    why.push_back("kernel analysis: kernel_type persistent_recurrent");
+  if (diagnosis && diagnosis->implementation_complexity == "persistent")
+    why.push_back("diagnosis: implementation_complexity persistent");
+  if (diagnosis && diagnosis->kernel_type == "persistent_recurrent")
+    why.push_back("diagnosis: kernel_type persistent_recurrent");
+  if (why.empty()) return decision;
+
+  std::string grid_problem;
+  if (best.report)
+    for (const analysis::Diagnostic& d : best.report->diagnostics)
+      if (d.rule.find("grid") != std::string::npos) {
+        grid_problem = d.rule;
+        break;
+      }
+  std::string reasons = fmt::format("{}", fmt::join(why, ", "));
+  if (grid_problem.empty()) {
+    decision.run.clear();
+    decision.reason = fmt::format(
+        "#{} is a persistent kernel ({}): skipping grid, tiling and memory tuning, which assume "
+        "a plain GEMM and destroy the time loop inside the kernel",
+        best.id, reasons);
+  } else {
+    decision.run = {"tune_grid"};
+    decision.adapt = true;
+    decision.reason = fmt::format(
+        "#{} is a persistent kernel ({}) but analysis reports {}: running only the grid stage, "
+        "adapted to keep the time loop inside the kernel; skipping tiling and memory tuning",
+        best.id, reasons, grid_problem);
+  }
+  return decision;
+}
+
+}  // namespace kforge::pipeline

@@ -1,0 +1,159 @@
+#include "prompts/prompt_vars.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+namespace kforge::prompts {
+
+namespace {
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) {
+      if (start < text.size()) lines.push_back(text.substr(start));
+      break;
+    }
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string_view severity_name(analysis::Severity severity) {
+  switch (severity) {
+    case analysis::Severity::kError:
+      return "error";
+    case analysis::Severity::kWarning:
+      return "warning";
+    case analysis::Severity::kNote:
+      return "note";
+  }
+  return "note";
+}
+
+}  // namespace
+
+std::string format_number(std::optional<double> value, int precision) {
+  if (!value) return "";
+  if (std::isnan(*value)) return "nan";
+  if (std::isinf(*value)) return *value > 0 ? "inf" : "-inf";
+  return fmt::format("{:.{}f}", *value, precision);
+}
+
+std::string trim_for_prompt(std::string_view text, std::size_t max_lines, std::size_t max_chars) {
+  std::vector<std::string_view> lines = split_lines(text);
+  std::string out;
+  if (lines.size() > max_lines) {
+    std::size_t head = max_lines / 3;
+    std::size_t tail = max_lines - head;
+    for (std::size_t i = 0; i < head; ++i) out += std::string(lines[i]) + "\n";
+    out += fmt::format("... ({} lines left out) ...\n", lines.size() - head - tail);
+    for (std::size_t i = lines.size() - tail; i < lines.size(); ++i)
+      out += std::string(lines[i]) + "\n";
+  } else {
+    out = std::string(text);
+  }
+  if (out.size() > max_chars) {
+    std::size_t head = max_chars / 3;
+    std::size_t tail = max_chars - head;
+    out = out.substr(0, head) +
+          fmt::format("\n... ({} characters left out) ...\n", out.size() - head - tail) +
+          out.substr(out.size() - tail);
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+Vars task_vars(const TaskFacts& task) {
+  return {
+      {"task_name", task.name},
+      {"task_source", task.source},
+      {"recurrent", task.recurrent ? "yes" : ""},
+      {"cpu_mode", task.cpu ? "yes" : ""},
+  };
+}
+
+Vars gpu_vars(const eval::WorkerInfo& info) {
+  Vars vars = {
+      {"gpu_name", info.device_name.value_or("")},
+      {"sm_count", info.sm_count > 0 ? std::to_string(info.sm_count) : ""},
+      {"min_blocks", info.sm_count > 0 ? std::to_string(4 * info.sm_count) : ""},
+      {"memory_gb", info.memory_gb > 0 ? fmt::format("{:.0f}", info.memory_gb) : ""},
+      {"torch_version", info.torch},
+      {"triton_version", info.triton},
+  };
+  return vars;
+}
+
+Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
+                    const std::optional<analysis::Report>& report) {
+  Vars vars;
+  vars["candidate_source"] = std::string(source);
+  vars["status"] = std::string(eval::to_string(evaluation.status));
+  vars["verified"] = evaluation.status == eval::Status::kOk ? "yes" : "";
+  vars["failed"] = evaluation.status == eval::Status::kOk ? "" : "yes";
+  vars["error"] = trim_for_prompt(evaluation.error);
+  std::string reasons;
+  for (const std::string& reason : evaluation.reasons) reasons += "- " + reason + "\n";
+  vars["reasons"] = reasons;
+  std::optional<double> max_err, mean_err;
+  std::string first_failure;
+  if (evaluation.correctness) {
+    max_err = evaluation.correctness->max_abs_err;
+    mean_err = evaluation.correctness->mean_abs_err;
+    first_failure = trim_for_prompt(evaluation.correctness->first_failure.value_or(""), 20, 2000);
+  }
+  vars["first_failure"] = first_failure;
+  vars["max_abs_err"] = format_number(max_err, 6);
+  vars["mean_abs_err"] = format_number(mean_err, 6);
+  vars["score"] = format_number(evaluation.score);
+  vars["latency_ms"] =
+      evaluation.candidate ? format_number(evaluation.candidate->median_ms, 3) : "";
+  vars["eager_ms"] = evaluation.eager ? format_number(evaluation.eager->median_ms, 3) : "";
+  vars["launches_per_forward"] =
+      evaluation.launches_per_forward ? std::to_string(*evaluation.launches_per_forward) : "";
+  std::string kernels;
+  for (const eval::KernelSeen& kernel : evaluation.kernels)
+    kernels += fmt::format("- {} ({}): {:.1f} calls per forward, {:.0f}% of the time\n",
+                           kernel.name, kernel.own ? "candidate's own" : "library",
+                           kernel.calls_per_forward, 100 * kernel.time_share);
+  vars["kernels"] = kernels;
+  std::string findings;
+  if (report) {
+    for (const analysis::Diagnostic& d : report->diagnostics) {
+      std::string where = d.location.line > 0 ? fmt::format("line {}: ", d.location.line) : "";
+      findings +=
+          fmt::format("- {}{} [{}]: {}", where, severity_name(d.severity), d.rule, d.message);
+      if (!d.fix_hint.empty()) findings += "\n  fix: " + d.fix_hint;
+      findings += "\n";
+    }
+  }
+  vars["findings"] = findings;
+  vars["kernel_type"] = report ? report->kernel_type : "";
+  vars["persistent"] = report && report->persistent ? "yes" : "";
+  return vars;
+}
+
+Vars diagnosis_vars(const Diagnosis& diagnosis) {
+  return {
+      {"worth_optimizing", diagnosis.worth_optimizing ? "yes" : "no"},
+      {"diagnosis_reason", diagnosis.reason},
+      {"bottleneck", diagnosis.bottleneck},
+      {"optimisation_method", diagnosis.optimisation_method},
+      {"modification_plan", diagnosis.modification_plan},
+      {"expected_speedup", diagnosis.expected_speedup},
+      {"implementation_complexity", diagnosis.implementation_complexity},
+      {"diagnosis_kernel_type", diagnosis.kernel_type},
+  };
+}
+
+void merge(Vars& into, const Vars& from) {
+  for (const auto& [name, value] : from) into[name] = value;
+}
+
+}  // namespace kforge::prompts

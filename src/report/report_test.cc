@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include "report/html_report.h"
+#include "report/summary_markdown.h"
+#include "report/svg_chart.h"
+
+namespace kforge::report {
+namespace {
+
+store::RunRecord gru_run() {
+  store::RunRecord run;
+  run.id = "20261121_101500_39_GRU_deepseek_deepseek-chat";
+  run.task_name = "39_GRU";
+  run.config.task = "tasks/39_GRU.py";
+  run.config.provider = "deepseek";
+  run.config.model = "deepseek-chat";
+  run.device = {{"name", "NVIDIA H100"}, {"sm_count", "132"}};
+  run.state = "finished";
+  run.candidates = {
+      {1, "seed", std::nullopt, "seed1", "candidates/1_seed.py", "ok", 0.1157, 179.26, 20.7, 1e-6},
+      {2, "optimise", 1, "optimise1", "candidates/2_optimise.py", "ok", 1.3696, 15.14, 20.7, 1e-6},
+      {3, "tune_grid", 2, "tune_grid", "candidates/3_tune_grid.py", "ok", 0.0948, 218.77, 20.7,
+       7e-4},
+      {4, "tune_memory", 2, "tune_memory", "candidates/4_tune_memory.py", "wrong_output",
+       std::nullopt, std::nullopt, std::nullopt, 0.3233, std::nullopt, "max_abs_err 0.3233 > tol"},
+  };
+  run.tokens = {{"seed", 2, 3890, 22168}, {"analysis", 1, 4106, 780}};
+  run.best_id = 2;
+  run.log = {"guard: #2 is a persistent kernel"};
+  return run;
+}
+
+TEST(RenderSummaryMarkdown, HasTheSeedsTwoTables) {
+  std::string md = render_summary_markdown(gru_run());
+  EXPECT_NE(
+      md.find(
+          "| # | stage | from | candidate | score | latency (ms) | max_abs_err | status | note |"),
+      std::string::npos);
+  EXPECT_NE(md.find("| 2 | optimise | #1 | candidates/2_optimise.py | 1.3696 | 15.140 | 1e-06 | ok "
+                    "| **best** |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 4 | tune_memory | #2 | candidates/4_tune_memory.py | — | — | 0.323 | "
+                    "wrong_output: max_abs_err 0.3233 > tol |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| seed | 2 | 3,890 | 22,168 | 26,058 | 0.0000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| total | 3 | 7,996 | 22,948 | 30,944 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- guard: #2 is a persistent kernel"), std::string::npos);
+}
+
+TEST(RenderHtmlReport, EmbedsChartsAndEscapes) {
+  store::RunRecord run = gru_run();
+  run.log.push_back("<script>alert(1)</script>");
+  std::string html = render_html_report(run);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("Score per candidate"), std::string::npos);
+  EXPECT_NE(html.find("Tokens per stage"), std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 20, true);
+  std::size_t svgs = 0;
+  for (std::size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1))
+    ++svgs;
+  EXPECT_EQ(svgs, 2u);
+}
+
+TEST(RenderSvg, DrawsOneRectPerPositiveSegmentAndAReferenceLine) {
+  BarChart chart;
+  chart.title = "t";
+  chart.bars = {{"a", {{1.0, "#000"}, {2.0, "#111"}}, "", false}, {"b", {}, "", false}};
+  chart.reference_line = 1.0;
+  std::string svg = render_svg(chart);
+  std::size_t rects = 0;
+  for (std::size_t p = svg.find("<rect"); p != std::string::npos; p = svg.find("<rect", p + 1))
+    ++rects;
+  EXPECT_EQ(rects, 2u);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
+  EXPECT_NE(svg.find("&#215;"), std::string::npos);  // the failed bar is marked
+}
+
+}  // namespace
+}  // namespace kforge::report

@@ -1,0 +1,96 @@
+#include "report/run_tables.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace kforge::report {
+
+std::string cell(const std::optional<double>& value, int digits) {
+  if (!value) return "—";
+  if (std::isnan(*value)) return "nan";
+  if (std::isinf(*value)) return *value > 0 ? "inf" : "-inf";
+  return fmt::format("{:.{}f}", *value, digits);
+}
+
+std::string thousands(long long value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+namespace {
+
+std::string error_cell(const std::optional<double>& value) {
+  if (!value) return "—";
+  if (!std::isfinite(*value)) return cell(value, 0);
+  return fmt::format("{:.3g}", *value);
+}
+
+std::string get(const std::map<std::string, std::string>& map, const std::string& key) {
+  auto it = map.find(key);
+  return it == map.end() ? "" : it->second;
+}
+
+}  // namespace
+
+RunTables make_tables(const store::RunRecord& run) {
+  RunTables t;
+  t.timeline_header = {"#",           "stage",  "from", "candidate", "score", "latency (ms)",
+                       "max_abs_err", "status", "note"};
+  for (const store::CandidateRecord& c : run.candidates) {
+    std::string status = c.status;
+    if (c.status != "ok" && !c.error_head.empty()) status += ": " + c.error_head;
+    std::string note = c.note;
+    if (run.best_id && *run.best_id == c.id) note = "**best**" + (note.empty() ? "" : "; " + note);
+    if (c.persistent) note += note.empty() ? "persistent" : "; persistent";
+    t.timeline.push_back({std::to_string(c.id), c.stage,
+                          c.parent ? fmt::format("#{}", *c.parent) : "", c.file, cell(c.score, 4),
+                          cell(c.latency_ms, 3), error_cell(c.max_abs_err), status, note});
+  }
+  t.tokens_header = {"stage", "calls", "input tokens", "output tokens", "total", "cost (USD)"};
+  for (const store::TokenRow& row : run.tokens)
+    t.tokens.push_back({row.stage, std::to_string(row.calls), thousands(row.prompt_tokens),
+                        thousands(row.completion_tokens),
+                        thousands(row.prompt_tokens + row.completion_tokens),
+                        fmt::format("{:.4f}", row.cost_usd)});
+  store::TokenRow total = store::total_tokens(run);
+  t.tokens.push_back({"total", std::to_string(total.calls), thousands(total.prompt_tokens),
+                      thousands(total.completion_tokens),
+                      thousands(total.prompt_tokens + total.completion_tokens),
+                      fmt::format("{:.4f}", total.cost_usd)});
+
+  t.facts.push_back({"task", fmt::format("{} ({})", run.task_name, run.config.task)});
+  t.facts.push_back({"model", fmt::format("{} / {}", run.config.provider, run.config.model)});
+  std::string device = get(run.device, "name");
+  if (get(run.device, "sm_count") != "" && get(run.device, "sm_count") != "0")
+    device += fmt::format(" ({} SMs)", get(run.device, "sm_count"));
+  if (run.config.device == "cpu") device += " — CPU mode (Triton interpreter, no timings)";
+  t.facts.push_back({"device", device});
+  t.facts.push_back({"versions", fmt::format("torch {}, triton {}", get(run.versions, "torch"),
+                                             get(run.versions, "triton"))});
+  std::string state = run.state;
+  if (!run.stop_reason.empty()) state += ": " + run.stop_reason;
+  t.facts.push_back({"state", state});
+  const store::CandidateRecord* best =
+      run.best_id ? store::find_candidate(run, *run.best_id) : nullptr;
+  if (best) {
+    std::string text = fmt::format("#{} {} ({})", best->id, best->stage, best->file);
+    if (best->score)
+      text += fmt::format(" — score {} ({} ms vs eager {} ms)", cell(best->score, 4),
+                          cell(best->latency_ms, 3), cell(best->eager_ms, 3));
+    else
+      text += fmt::format(" — verified, max_abs_err {} (no timing)", error_cell(best->max_abs_err));
+    t.facts.push_back({"best", text + "; copied to best.py"});
+  } else {
+    t.facts.push_back({"best", "no verified candidate"});
+  }
+  t.facts.push_back({"elapsed", fmt::format("{:.0f} s", run.elapsed_s)});
+  return t;
+}
+
+}  // namespace kforge::report

@@ -1,0 +1,446 @@
+#include "store/json_codec.h"
+
+#include <cmath>
+#include <limits>
+
+namespace kforge::store {
+
+using nlohmann::json;
+
+namespace {
+
+json optional_number(const std::optional<double>& value) {
+  return value ? number(*value) : json(nullptr);
+}
+
+template <typename T>
+json optional_value(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+std::string read_string(const json& object, const char* name, std::string fallback = "") {
+  auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+template <typename T>
+T read_value(const json& object, const char* name, T fallback) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    return fallback;
+  }
+}
+
+std::optional<double> read_optional_number(const json& object, const char* name) {
+  auto it = object.find(name);
+  return it == object.end() ? std::nullopt : read_number(*it);
+}
+
+std::optional<int> read_optional_int(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<int>();
+}
+
+json stats_json(const std::optional<eval::LatencyStats>& stats) {
+  if (!stats) return nullptr;
+  return {{"median_ms", number(stats->median_ms)},
+          {"mean_ms", number(stats->mean_ms)},
+          {"std_ms", number(stats->std_ms)},
+          {"min_ms", number(stats->min_ms)},
+          {"trials", stats->trials}};
+}
+
+std::optional<eval::LatencyStats> stats_from(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_object()) return std::nullopt;
+  eval::LatencyStats stats;
+  stats.median_ms = read_optional_number(*it, "median_ms").value_or(0);
+  stats.mean_ms = read_optional_number(*it, "mean_ms").value_or(0);
+  stats.std_ms = read_optional_number(*it, "std_ms").value_or(0);
+  stats.min_ms = read_optional_number(*it, "min_ms").value_or(0);
+  stats.trials = read_value<int>(*it, "trials", 0);
+  return stats;
+}
+
+std::map<std::string, std::string> string_map(const json& object, const char* name) {
+  std::map<std::string, std::string> out;
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_object()) return out;
+  for (const auto& [key, value] : it->items())
+    out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  return out;
+}
+
+std::string_view severity_name(analysis::Severity severity) {
+  switch (severity) {
+    case analysis::Severity::kError:
+      return "error";
+    case analysis::Severity::kWarning:
+      return "warning";
+    case analysis::Severity::kNote:
+      return "note";
+  }
+  return "note";
+}
+
+}  // namespace
+
+json number(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+std::optional<double> read_number(const json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (text == "inf") return std::numeric_limits<double>::infinity();
+    if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return std::nullopt;
+}
+
+json to_json(const eval::Evaluation& e) {
+  json out = {
+      {"status", std::string(eval::to_string(e.status))},
+      {"error", e.error},
+      {"error_location", optional_value(e.error_location)},
+      {"reasons", e.reasons},
+      {"generalizes", e.generalizes},
+      {"score", optional_number(e.score)},
+      {"speedup_vs_best_baseline", optional_number(e.speedup_vs_best_baseline)},
+      {"launches_per_forward", optional_value(e.launches_per_forward)},
+      {"device", e.device},
+      {"versions", e.versions},
+      {"shapes", e.shapes},
+      {"wall_s", number(e.wall_s)},
+      {"timed_s", number(e.timed_s)},
+  };
+  if (e.correctness) {
+    const eval::Correctness& c = *e.correctness;
+    out["correctness"] = {{"precision", c.precision},
+                          {"input_sets", c.input_sets},
+                          {"pass_calibrated", c.pass_calibrated},
+                          {"pass_kernelbench", c.pass_kernelbench},
+                          {"max_abs_err", number(c.max_abs_err)},
+                          {"mean_abs_err", number(c.mean_abs_err)},
+                          {"max_abs_err_fp64", number(c.max_abs_err_fp64)},
+                          {"mean_abs_err_fp64", number(c.mean_abs_err_fp64)},
+                          {"reference_err_fp64", number(c.reference_err_fp64)},
+                          {"tolerance", number(c.tolerance)},
+                          {"first_failure", optional_value(c.first_failure)}};
+  } else {
+    out["correctness"] = nullptr;
+  }
+  if (e.candidate || e.eager || e.compiled || e.cuda_graph)
+    out["timing"] = {{"candidate", stats_json(e.candidate)},
+                     {"eager", stats_json(e.eager)},
+                     {"compile", stats_json(e.compiled)},
+                     {"cuda_graph", stats_json(e.cuda_graph)}};
+  else
+    out["timing"] = nullptr;
+  json kernels = json::array();
+  for (const eval::KernelSeen& k : e.kernels)
+    kernels.push_back({{"name", k.name},
+                       {"calls_per_forward", number(k.calls_per_forward)},
+                       {"time_share", number(k.time_share)},
+                       {"own", k.own}});
+  out["kernels"] = kernels;
+  return out;
+}
+
+util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
+  if (!j.is_object()) return util::fail("failed to read evaluation: not a JSON object");
+  eval::Evaluation e;
+  std::string status = read_string(j, "status");
+  auto parsed = eval::status_from_string(status);
+  if (!parsed) return util::fail("failed to read evaluation: unknown status \"{}\"", status);
+  e.status = *parsed;
+  e.error = read_string(j, "error");
+  if (auto it = j.find("error_location"); it != j.end() && it->is_string())
+    e.error_location = it->get<std::string>();
+  e.reasons = read_value<std::vector<std::string>>(j, "reasons", {});
+  e.generalizes = read_string(j, "generalizes", "unknown");
+  e.score = read_optional_number(j, "score");
+  e.speedup_vs_best_baseline = read_optional_number(j, "speedup_vs_best_baseline");
+  e.launches_per_forward = read_optional_int(j, "launches_per_forward");
+  e.device = string_map(j, "device");
+  e.versions = string_map(j, "versions");
+  if (auto it = j.find("shapes"); it != j.end() && it->is_object())
+    for (const auto& [key, value] : it->items())
+      if (auto v = read_number(value)) e.shapes[key] = *v;
+  e.wall_s = read_optional_number(j, "wall_s").value_or(0);
+  e.timed_s = read_optional_number(j, "timed_s").value_or(0);
+  if (auto it = j.find("correctness"); it != j.end() && it->is_object()) {
+    eval::Correctness c;
+    c.precision = read_string(*it, "precision");
+    c.input_sets = read_value<int>(*it, "input_sets", 0);
+    c.pass_calibrated = read_value<bool>(*it, "pass_calibrated", false);
+    c.pass_kernelbench = read_value<bool>(*it, "pass_kernelbench", false);
+    c.max_abs_err = read_optional_number(*it, "max_abs_err").value_or(0);
+    c.mean_abs_err = read_optional_number(*it, "mean_abs_err").value_or(0);
+    c.max_abs_err_fp64 = read_optional_number(*it, "max_abs_err_fp64").value_or(0);
+    c.mean_abs_err_fp64 = read_optional_number(*it, "mean_abs_err_fp64").value_or(0);
+    c.reference_err_fp64 = read_optional_number(*it, "reference_err_fp64").value_or(0);
+    c.tolerance = read_optional_number(*it, "tolerance").value_or(0);
+    if (auto f = it->find("first_failure"); f != it->end() && f->is_string())
+      c.first_failure = f->get<std::string>();
+    e.correctness = c;
+  }
+  if (auto it = j.find("timing"); it != j.end() && it->is_object()) {
+    e.candidate = stats_from(*it, "candidate");
+    e.eager = stats_from(*it, "eager");
+    e.compiled = stats_from(*it, "compile");
+    e.cuda_graph = stats_from(*it, "cuda_graph");
+  }
+  if (auto it = j.find("kernels"); it != j.end() && it->is_array())
+    for (const json& k : *it)
+      e.kernels.push_back(
+          {read_string(k, "name"), read_optional_number(k, "calls_per_forward").value_or(0),
+           read_optional_number(k, "time_share").value_or(0), read_value<bool>(k, "own", false)});
+  e.raw_json = j.dump();
+  return e;
+}
+
+json to_json(const analysis::Report& report) {
+  json diagnostics = json::array();
+  for (const analysis::Diagnostic& d : report.diagnostics)
+    diagnostics.push_back({{"rule", d.rule},
+                           {"severity", std::string(severity_name(d.severity))},
+                           {"file", d.location.file},
+                           {"line", d.location.line},
+                           {"column", d.location.column},
+                           {"message", d.message},
+                           {"fix_hint", d.fix_hint}});
+  return {{"kernel_type", report.kernel_type},
+          {"persistent", report.persistent},
+          {"launches_per_forward", optional_value(report.launches_per_forward)},
+          {"diagnostics", diagnostics}};
+}
+
+util::Result<analysis::Report> report_from_json(const json& j) {
+  if (!j.is_object()) return util::fail("failed to read analysis: not a JSON object");
+  analysis::Report report;
+  report.kernel_type = read_string(j, "kernel_type", "unknown");
+  report.persistent = read_value<bool>(j, "persistent", false);
+  report.launches_per_forward = read_optional_int(j, "launches_per_forward");
+  if (auto it = j.find("diagnostics"); it != j.end() && it->is_array())
+    for (const json& d : *it) {
+      analysis::Diagnostic diagnostic;
+      diagnostic.rule = read_string(d, "rule");
+      std::string severity = read_string(d, "severity");
+      diagnostic.severity = severity == "error"     ? analysis::Severity::kError
+                            : severity == "warning" ? analysis::Severity::kWarning
+                                                    : analysis::Severity::kNote;
+      diagnostic.location.file = read_string(d, "file");
+      diagnostic.location.line = read_value<std::size_t>(d, "line", 0);
+      diagnostic.location.column = read_value<std::size_t>(d, "column", 0);
+      diagnostic.message = read_string(d, "message");
+      diagnostic.fix_hint = read_string(d, "fix_hint");
+      report.diagnostics.push_back(std::move(diagnostic));
+    }
+  return report;
+}
+
+json to_json(const llm::ChatReply& reply) {
+  return {{"content", reply.content},
+          {"reasoning", reply.reasoning},
+          {"finish_reason", reply.finish_reason},
+          {"truncated", reply.truncated},
+          {"usage",
+           {{"prompt_tokens", reply.usage.prompt_tokens},
+            {"completion_tokens", reply.usage.completion_tokens},
+            {"reasoning_tokens", reply.usage.reasoning_tokens},
+            {"cached_tokens", reply.usage.cached_tokens}}},
+          {"latency_s", number(reply.latency_s)},
+          {"cost_usd", number(reply.cost_usd)}};
+}
+
+util::Result<llm::ChatReply> reply_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("content"))
+    return util::fail("failed to read model reply: no content");
+  llm::ChatReply reply;
+  reply.content = read_string(j, "content");
+  reply.reasoning = read_string(j, "reasoning");
+  reply.finish_reason = read_string(j, "finish_reason");
+  reply.truncated = read_value<bool>(j, "truncated", false);
+  if (auto it = j.find("usage"); it != j.end() && it->is_object()) {
+    reply.usage.prompt_tokens = read_value<std::int64_t>(*it, "prompt_tokens", 0);
+    reply.usage.completion_tokens = read_value<std::int64_t>(*it, "completion_tokens", 0);
+    reply.usage.reasoning_tokens = read_value<std::int64_t>(*it, "reasoning_tokens", 0);
+    reply.usage.cached_tokens = read_value<std::int64_t>(*it, "cached_tokens", 0);
+  }
+  reply.latency_s = read_optional_number(j, "latency_s").value_or(0);
+  reply.cost_usd = read_optional_number(j, "cost_usd").value_or(0);
+  return reply;
+}
+
+namespace {
+
+json config_json(const RunConfig& c) {
+  return {{"task", c.task},
+          {"provider", c.provider},
+          {"model", c.model},
+          {"base_url", c.base_url},
+          {"device", c.device},
+          {"shrink", c.shrink},
+          {"precision", c.precision},
+          {"input_sets", c.input_sets},
+          {"trials", c.trials},
+          {"warmup", c.warmup},
+          {"flush_l2", c.flush_l2},
+          {"timeout_s", c.timeout_s},
+          {"allow_pytorch_only", c.allow_pytorch_only},
+          {"seeds", c.seeds},
+          {"repairs", c.repairs},
+          {"budget_tokens", c.budget_tokens},
+          {"max_candidates", c.max_candidates},
+          {"time_limit_s", c.time_limit_s},
+          {"analysis_threshold", c.analysis_threshold},
+          {"analysis", c.analysis},
+          {"guard", c.guard},
+          {"prompts_dir", c.prompts_dir}};
+}
+
+RunConfig config_from(const json& j) {
+  RunConfig c;
+  c.task = read_string(j, "task");
+  c.provider = read_string(j, "provider");
+  c.model = read_string(j, "model");
+  c.base_url = read_string(j, "base_url");
+  c.device = read_string(j, "device", c.device);
+  c.shrink = read_value<bool>(j, "shrink", c.shrink);
+  c.precision = read_string(j, "precision", c.precision);
+  c.input_sets = read_value<int>(j, "input_sets", c.input_sets);
+  c.trials = read_value<int>(j, "trials", c.trials);
+  c.warmup = read_value<int>(j, "warmup", c.warmup);
+  c.flush_l2 = read_value<bool>(j, "flush_l2", c.flush_l2);
+  c.timeout_s = read_value<double>(j, "timeout_s", c.timeout_s);
+  c.allow_pytorch_only = read_value<bool>(j, "allow_pytorch_only", c.allow_pytorch_only);
+  c.seeds = read_value<int>(j, "seeds", c.seeds);
+  c.repairs = read_value<int>(j, "repairs", c.repairs);
+  c.budget_tokens = read_value<std::int64_t>(j, "budget_tokens", c.budget_tokens);
+  c.max_candidates = read_value<int>(j, "max_candidates", c.max_candidates);
+  c.time_limit_s = read_value<double>(j, "time_limit_s", c.time_limit_s);
+  c.analysis_threshold = read_value<double>(j, "analysis_threshold", c.analysis_threshold);
+  c.analysis = read_string(j, "analysis", c.analysis);
+  c.guard = read_value<bool>(j, "guard", c.guard);
+  c.prompts_dir = read_string(j, "prompts_dir");
+  return c;
+}
+
+json candidate_json(const CandidateRecord& c) {
+  return {{"id", c.id},
+          {"stage", c.stage},
+          {"parent", optional_value(c.parent)},
+          {"key", c.key},
+          {"file", c.file},
+          {"status", c.status},
+          {"score", optional_number(c.score)},
+          {"latency_ms", optional_number(c.latency_ms)},
+          {"eager_ms", optional_number(c.eager_ms)},
+          {"max_abs_err", optional_number(c.max_abs_err)},
+          {"launches_per_forward", optional_value(c.launches_per_forward)},
+          {"error_head", c.error_head},
+          {"kernel_type", c.kernel_type},
+          {"persistent", c.persistent},
+          {"note", c.note},
+          {"prompt_tokens", c.prompt_tokens},
+          {"completion_tokens", c.completion_tokens}};
+}
+
+CandidateRecord candidate_from(const json& j) {
+  CandidateRecord c;
+  c.id = read_value<int>(j, "id", 0);
+  c.stage = read_string(j, "stage");
+  c.parent = read_optional_int(j, "parent");
+  c.key = read_string(j, "key");
+  c.file = read_string(j, "file");
+  c.status = read_string(j, "status");
+  c.score = read_optional_number(j, "score");
+  c.latency_ms = read_optional_number(j, "latency_ms");
+  c.eager_ms = read_optional_number(j, "eager_ms");
+  c.max_abs_err = read_optional_number(j, "max_abs_err");
+  c.launches_per_forward = read_optional_int(j, "launches_per_forward");
+  c.error_head = read_string(j, "error_head");
+  c.kernel_type = read_string(j, "kernel_type");
+  c.persistent = read_value<bool>(j, "persistent", false);
+  c.note = read_string(j, "note");
+  c.prompt_tokens = read_value<std::int64_t>(j, "prompt_tokens", 0);
+  c.completion_tokens = read_value<std::int64_t>(j, "completion_tokens", 0);
+  return c;
+}
+
+}  // namespace
+
+json to_json(const RunRecord& run) {
+  json candidates = json::array();
+  for (const CandidateRecord& c : run.candidates) candidates.push_back(candidate_json(c));
+  json tokens = json::array();
+  for (const TokenRow& t : run.tokens)
+    tokens.push_back({{"stage", t.stage},
+                      {"calls", t.calls},
+                      {"prompt_tokens", t.prompt_tokens},
+                      {"completion_tokens", t.completion_tokens},
+                      {"reasoning_tokens", t.reasoning_tokens},
+                      {"cached_tokens", t.cached_tokens},
+                      {"cost_usd", number(t.cost_usd)}});
+  json best = nullptr;
+  if (run.best_id)
+    if (const CandidateRecord* c = find_candidate(run, *run.best_id)) best = candidate_json(*c);
+  return {{"id", run.id},
+          {"kforge_version", run.kforge_version},
+          {"config", config_json(run.config)},
+          {"task_name", run.task_name},
+          {"started_at", run.started_at},
+          {"updated_at", run.updated_at},
+          {"elapsed_s", number(run.elapsed_s)},
+          {"state", run.state},
+          {"stop_reason", run.stop_reason},
+          {"device", run.device},
+          {"versions", run.versions},
+          {"phases", run.phases},
+          {"log", run.log},
+          {"candidates", candidates},
+          {"tokens", tokens},
+          {"best_id", optional_value(run.best_id)},
+          {"best", best}};
+}
+
+util::Result<RunRecord> run_from_json(const json& j) {
+  if (!j.is_object()) return util::fail("failed to read run record: not a JSON object");
+  RunRecord run;
+  run.id = read_string(j, "id");
+  run.kforge_version = read_string(j, "kforge_version");
+  if (auto it = j.find("config"); it != j.end() && it->is_object()) run.config = config_from(*it);
+  run.task_name = read_string(j, "task_name");
+  run.started_at = read_string(j, "started_at");
+  run.updated_at = read_string(j, "updated_at");
+  run.elapsed_s = read_optional_number(j, "elapsed_s").value_or(0);
+  run.state = read_string(j, "state", "running");
+  run.stop_reason = read_string(j, "stop_reason");
+  run.device = string_map(j, "device");
+  run.versions = string_map(j, "versions");
+  run.phases = read_value<std::vector<std::string>>(j, "phases", {});
+  run.log = read_value<std::vector<std::string>>(j, "log", {});
+  if (auto it = j.find("candidates"); it != j.end() && it->is_array())
+    for (const json& c : *it) run.candidates.push_back(candidate_from(c));
+  if (auto it = j.find("tokens"); it != j.end() && it->is_array())
+    for (const json& t : *it)
+      run.tokens.push_back({read_string(t, "stage"), read_value<int>(t, "calls", 0),
+                            read_value<std::int64_t>(t, "prompt_tokens", 0),
+                            read_value<std::int64_t>(t, "completion_tokens", 0),
+                            read_value<std::int64_t>(t, "reasoning_tokens", 0),
+                            read_value<std::int64_t>(t, "cached_tokens", 0),
+                            read_optional_number(t, "cost_usd").value_or(0)});
+  run.best_id = read_optional_int(j, "best_id");
+  return run;
+}
+
+}  // namespace kforge::store

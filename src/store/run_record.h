@@ -1,0 +1,98 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::store {
+
+/// The configuration a run was started with, as recorded in run.json so that `--resume` and
+/// reports see the same thing. Never holds a secret: keys stay in the environment.
+struct RunConfig {
+  std::string task;  // task file path
+  std::string provider;
+  std::string model;
+  std::string base_url;
+  std::string device = "cuda";  // cuda | cpu
+  bool shrink = false;
+  std::string precision = "calibrated";
+  int input_sets = 5;
+  int trials = 100;
+  int warmup = 10;
+  bool flush_l2 = true;
+  double timeout_s = 300;
+  bool allow_pytorch_only = false;
+  int seeds = 2;
+  int repairs = 2;
+  std::int64_t budget_tokens = 0;  // 0 = no limit
+  int max_candidates = 0;          // 0 = no limit
+  double time_limit_s = 0;         // 0 = no limit
+  double analysis_threshold = 1.0;
+  /// auto: analyse when the best score is below the threshold or unknown (CPU mode);
+  /// always; never.
+  std::string analysis = "auto";
+  bool guard = true;
+  std::string prompts_dir;
+};
+
+/// One row of the timeline table: a candidate, how it was made and how it fared.
+struct CandidateRecord {
+  int id = 0;
+  std::string stage;  // seed | repair | optimise | tune_grid | tune_tiling | tune_memory
+  std::optional<int> parent;
+  std::string key;   // the lineage key (journal), e.g. "seed2.r1"
+  std::string file;  // relative to the run directory: candidates/3_repair.py
+  std::string status;
+  std::optional<double> score;
+  std::optional<double> latency_ms;
+  std::optional<double> eager_ms;
+  std::optional<double> max_abs_err;
+  std::optional<int> launches_per_forward;
+  std::string error_head;  // first line of the trimmed error
+  std::string kernel_type;
+  bool persistent = false;
+  std::string note;  // e.g. "regressed: best stays #5"
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+};
+
+/// Tokens spent by one stage, over all its model calls.
+struct TokenRow {
+  std::string stage;
+  int calls = 0;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  std::int64_t reasoning_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  double cost_usd = 0;
+};
+
+/// run.json: everything a report or a resume needs about one run.
+struct RunRecord {
+  std::string id;  // the run directory's name
+  std::string kforge_version;
+  RunConfig config;
+  std::string task_name;
+  std::string started_at;  // ISO 8601 UTC
+  std::string updated_at;
+  double elapsed_s = 0;
+  std::string state = "running";  // running | finished | stopped | failed
+  std::string stop_reason;
+  std::map<std::string, std::string> device;    // name, sm_count, memory_gb, interpret
+  std::map<std::string, std::string> versions;  // worker, python, torch, triton, cuda
+  std::vector<std::string> phases;              // seeds, analysis, tuning, … in order run
+  std::vector<std::string> log;                 // guard decisions and other notable events
+  std::vector<CandidateRecord> candidates;
+  std::vector<TokenRow> tokens;
+  std::optional<int> best_id;
+};
+
+/// The record of candidate `id`, or nullptr.
+const CandidateRecord* find_candidate(const RunRecord& run, int id);
+
+/// Totals over every stage's row.
+TokenRow total_tokens(const RunRecord& run);
+
+}  // namespace kforge::store
