@@ -172,13 +172,30 @@ def reference_facts(source, path):
             "layers": layers, "directions": 2 if bidirectional else 1}
 
 
-def extract(candidate_path, task_path=None, runtime=False, device="cpu", shrink=True):
-    with open(candidate_path, encoding="utf-8", errors="replace") as handle:
+def _static_child(request, scratch):
+    from kforge_worker.sandbox import resolve
+    with open(resolve(request, "candidate_path"), encoding="utf-8", errors="replace") as handle:
         source = handle.read()
-    facts = candidate_facts(source, candidate_path)
-    if task_path:
-        with open(task_path, encoding="utf-8", errors="replace") as handle:
-            facts["reference"] = reference_facts(handle.read(), task_path)
+    facts = candidate_facts(source, request["candidate_path"])
+    if request.get("task_path"):
+        with open(resolve(request, "task_path"), encoding="utf-8", errors="replace") as handle:
+            facts["reference"] = reference_facts(handle.read(), request["task_path"])
+    return facts
+
+
+def extract(candidate_path, task_path=None, runtime=False, device="cpu", shrink=True,
+            timeout_s=60.0):
+    """Static facts (and run-time facts on request). The static part runs in a forked child too:
+    checking names imports Triton modules (libdevice), and importing those into the worker
+    process would break later CPU-mode (interpreter) evaluations."""
+    from kforge_worker.protocol import RequestError
+    from kforge_worker.sandbox import run_request
+    request = {"candidate_path": candidate_path, "task_path": task_path}
+    outcome = run_request(_static_child, request, timeout_s=timeout_s, cpu_only=True)
+    if outcome.status != "done":
+        raise RequestError(f"failed to analyze candidate {candidate_path}: the analysis "
+                           f"{outcome.message}")
+    facts = outcome.result
     if runtime:
         from kforge_worker.facts_runtime import measure
         facts["runtime"] = measure(candidate_path, task_path, device, shrink)

@@ -7,7 +7,7 @@ import triton.language as tl
 
 
 @triton.jit
-def gemm_bias_kernel(a_ptr, w_ptr, b_ptr, c_ptr, M, N, K,
+def gemm_bias_kernel(a_ptr, w_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)

@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 
 batch_size = 2
-seq_len = 4
+seq_len = 8
 input_size = 8
 hidden_size = 16
 num_layers = 2
