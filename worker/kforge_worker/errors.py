@@ -120,6 +120,24 @@ def describe(error, files):
     return trim("\n".join(lines)), location
 
 
+def kernel_location(error, module, files):
+    """`file:line` of the kernel line a GPU CompilationError points at, or None. The error holds
+    the kernel's source and a node whose line counts from the `def` line; the candidate's jit
+    functions tell which file and line that source starts at."""
+    from triton.compiler.errors import CompilationError
+    from triton.runtime.jit import KernelInterface, get_jit_fn_file_line
+    for link in _chain(error):
+        line = getattr(getattr(link, "node", None), "lineno", None)
+        if not isinstance(link, CompilationError) or line is None:
+            continue
+        for value in vars(module).values():
+            if isinstance(value, KernelInterface) and getattr(value, "src", None) == link.src:
+                path, begin = get_jit_fn_file_line(value)
+                shown = files.get(os.path.abspath(path), path)
+                return f"{shown}:{begin + line - 1}"
+    return None
+
+
 def _innermost_file(error):
     frames = traceback.extract_tb(error.__traceback__)
     return os.path.abspath(frames[-1].filename) if frames else ""

@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 
 from kforge_worker import trust
-from kforge_worker.errors import Failure, classify, describe
+from kforge_worker.errors import Failure, classify, describe, kernel_location
 from kforge_worker.task_loader import (LoadError, alternative_overrides, load_candidate,
                                        load_task)
 
@@ -100,7 +100,12 @@ class Evaluation:
             raise
         except (Exception, SystemExit) as error:
             text, location = describe(error, self.files)
-            raise Failure(classify(error), f"failed to {what}:\n{text}", location) from None
+            module = getattr(self, "module", None)
+            kernel_line = kernel_location(error, module, self.files) if module else None
+            if kernel_line:
+                text += f"\n(the error is at {kernel_line})"
+            raise Failure(classify(error), f"failed to {what}:\n{text}",
+                          kernel_line or location) from None
 
     def reference_code(self, what):
         """The reference failing is the task's problem, not the candidate's: ok=false."""

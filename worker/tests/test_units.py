@@ -219,3 +219,39 @@ def test_count_triton_launches(tmp_path):
     assert triton_kernel_names(module) == {"add_one"}
     module.add_one[(1,)](x, 8, BLOCK=8)  # outside the context: no longer counted
     assert count.total == 2
+
+
+def test_gpu_compilation_error_is_classified_and_located(tmp_path, monkeypatch):
+    # On a GPU, Triton raises CompilationError(src, node, message) with a line counted from the
+    # kernel's `def`; built by hand here since the CPU interpreter never compiles.
+    import ast
+    from triton.compiler.errors import CompilationError
+    from kforge_worker.errors import classify, kernel_location
+    from kforge_worker.task_loader import import_file
+    path = tmp_path / "cand.py"
+    path.write_text(textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def kernel(x_ptr, BLOCK: tl.constexpr):
+            offsets = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offsets, tl.tanh(offsets))
+    '''))
+    monkeypatch.setenv("TRITON_INTERPRET", "0")  # a JITFunction, as on a GPU (no launch here)
+    module = import_file(str(path), "cand.py", "kforge_test")
+    node = ast.parse("x").body[0]
+    node.lineno, node.col_offset = 4, 30   # 4th line of the kernel source: the tl.store line
+    try:
+        raise CompilationError(module.kernel.src, node, "AttributeError: no attribute 'tanh'")
+    except CompilationError as error:
+        assert classify(error) == "compile_error"
+        assert kernel_location(error, module, {str(path): "cand.py"}) == "cand.py:10"
+
+
+def test_timing_stats():
+    from kforge_worker.timing import stats
+    result = stats([1.0, 2.0, 3.0, 10.0], [1.5, 2.5, 3.5, 11.0])
+    assert result == {"median_ms": 2.5, "mean_ms": 4.0, "std_ms": pytest.approx(3.5355, 1e-4),
+                      "min_ms": 1.0, "trials": 4, "host_median_ms": 3.0}
