@@ -31,9 +31,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = ("tasks/softmax.py", "library/softmax/candidate.py")  # the recovery check after a fault
 # Legitimate candidates outside library/ (test kernels that must be ok), with their task.
-EXTRA_LEGIT = [("worker/tests/candidates/scale_exact.py", "worker/tests/tasks/tiny_scale.py",
-                {"shrink": False})]
-QUICK_LEGIT = ("softmax", "gelu", "scale_exact")
+EXTRA_LEGIT = [("worker/tests/candidates/scale_exact.py", "worker/tests/tasks/rounded_scale.py",
+                {"shrink": False}),
+               ("worker/tests/candidates/gru_triton.py", "tasks/39_GRU.py",
+                {"overrides": {"num_layers": 2, "seq_len": 4}})]
+QUICK_LEGIT = ("softmax", "gelu", "scale_exact", "gru_triton")
 
 
 class Worker:

@@ -316,8 +316,11 @@ class Guard:
         under the recorders, to learn which operators the candidate replaces."""
         import torch
         copies = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        devices = sorted({x.device.index or 0 for x in copies
+                          if isinstance(x, torch.Tensor) and x.is_cuda})
         ops, modules = OpRecorder(), ModuleRecorder()
-        with torch.no_grad(), modules, ops:
+        # A reference that draws random numbers in forward must not shift the harness's RNG.
+        with torch.random.fork_rng(devices=devices), torch.no_grad(), modules, ops:
             self._reference(*copies)
         return Policy(ops.names, [t for t in modules.types if t is not type(self._reference)],
                       self._reference_cls or type(self._reference))

@@ -312,3 +312,17 @@ def test_audit_policy_in_a_child(tmp_path):
                  "caller's frames", "patched time.perf_counter",
                  "patched torch.nn.functional.softmax.__code__"):
         assert text in violations, (text, violations)
+
+
+def test_recording_the_reference_does_not_move_the_rng():
+    class Noisy(nn.Module):
+        def forward(self, x):
+            return x + torch.randn_like(x)
+    guard = trust.Guard(None, {})
+    guard.before_candidate_import()
+    guard.after_candidate_import(sys.modules[__name__], Noisy)
+    guard.check_model(TritonDouble(), Noisy())
+    x = torch.randn(8)
+    state = torch.get_rng_state()
+    guard.call_candidate(TritonDouble(), [x])
+    assert torch.equal(torch.get_rng_state(), state)
