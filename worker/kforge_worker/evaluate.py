@@ -340,7 +340,8 @@ class Evaluation:
         with self.candidate_code("time ModelNew.forward"):
             stats, timed_s = timing.time_interleaved(
                 runners, list(range(TIMING_INPUT_SETS)), int(self.request["trials"]),
-                int(self.request["warmup"]), bool(self.request["flush_l2"]))
+                int(self.request["warmup"]), bool(self.request["flush_l2"]),
+                checkpoint=getattr(self.guard, "checkpoint", None))
         result = {"candidate": stats["candidate"], "eager": stats["eager"],
                   "compile": stats.get("compile"), "cuda_graph": stats.get("cuda_graph")}
         failed = {name: reason for name, reason in reasons.items() if reason}
@@ -362,6 +363,8 @@ class Evaluation:
                                                 triton_kernel_names(self.module))
         self.result["launches_per_forward"] = launches
         self.result["kernels"] = kernels
+        if hasattr(self.guard, "note_kernels"):
+            self.guard.note_kernels(kernels)  # profiler evidence of own (e.g. CUDA C++) kernels
 
     def post_timing_check(self):
         from kforge_worker.correctness import Comparison
@@ -392,7 +395,7 @@ class Evaluation:
             self.result["reasons"] += failure.reasons
         guard = getattr(self, "guard", None)
         if guard is not None:
-            guard.after_timing()
+            guard.after_timing(timing=self.result["timing"])
             if guard.violations:
                 self.result["reasons"] += list(guard.violations)
                 if self.result["status"] in ("ok", "wrong_output"):
@@ -432,6 +435,9 @@ def require(request, fields, verb):
     device = request.get("device", "cuda")
     if device not in ("cuda", "cpu"):
         raise RequestError(f"failed to {verb}: device must be cuda or cpu, got {device!r}")
+    if device == "cuda" and os.environ.get("TRITON_INTERPRET") == "1":
+        raise RequestError(f"failed to {verb}: device cuda requested from a worker in CPU mode "
+                           f"(TRITON_INTERPRET=1)")
 
 
 def handle(request):

@@ -33,8 +33,9 @@ def stats(samples_ms, host_ms=None):
     return result
 
 
-def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True):
-    """Time `runners` {name: prepare} over `trials` (+1 discarded) trials each.
+def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, checkpoint=None):
+    """Time `runners` {name: prepare} over `trials` (+1 discarded) trials each. `checkpoint()`,
+    if given, runs after the last trial and before any event is read (the trust guard's hook).
     Returns ({name: Stats}, timed_s) where timed_s is the summed event time of every timed call."""
     device = torch.cuda.current_device()
     flush = l2_flush_buffer(device) if flush_l2 else None
@@ -63,6 +64,8 @@ def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True):
                 torch.cuda.synchronize()
                 host[name].append((time.perf_counter() - began) * 1e3)
                 events[name].append((start, end))
+    if checkpoint is not None:
+        checkpoint()
     timed_s = 0.0
     result = {}
     for name in names:

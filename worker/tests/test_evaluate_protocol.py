@@ -232,6 +232,13 @@ def test_missing_files_and_fields_are_request_errors(worker):
     assert reply["error"] == "failed to serve request: unknown op 'frobnicate'"
 
 
+def test_cuda_request_to_a_cpu_worker_is_refused(worker):
+    reply = worker.call("evaluate", task_path="tasks/softmax.py",
+                        candidate_path="library/softmax/candidate.py", device="cuda")
+    assert reply["error"] == ("failed to evaluate: device cuda requested from a worker in CPU "
+                              "mode (TRITON_INTERPRET=1)")
+
+
 def test_baseline_needs_a_gpu(worker):
     reply = worker.call("baseline", task_path="tasks/softmax.py")
     assert not reply["ok"]
