@@ -240,6 +240,9 @@ def test_cuda_request_to_a_cpu_worker_is_refused(worker):
 
 
 def test_baseline_needs_a_gpu(worker):
+    reply = worker.call("baseline", task_path="tasks/softmax.py", device="cpu")
+    assert reply["error"] == ("failed to run baseline: timing needs a CUDA device (CPU mode has "
+                              "no timings)")
     reply = worker.call("baseline", task_path="tasks/softmax.py")
-    assert not reply["ok"]
-    assert "CUDA device" in reply["error"]
+    assert reply["error"].startswith("failed to run baseline: device cuda requested from a "
+                                     "worker in CPU mode")
