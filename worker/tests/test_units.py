@@ -255,3 +255,57 @@ def test_timing_stats():
     result = stats([1.0, 2.0, 3.0, 10.0], [1.5, 2.5, 3.5, 11.0])
     assert result == {"median_ms": 2.5, "mean_ms": 4.0, "std_ms": pytest.approx(3.5355, 1e-4),
                       "min_ms": 1.0, "trials": 4, "host_median_ms": 3.0}
+
+
+class _PassThroughGuard:
+    violations = []
+
+    def __init__(self, task, options):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+    def call_candidate(self, model, inputs):
+        return model(*inputs)
+
+
+def test_timing_step_with_fake_cuda_events(monkeypatch, tmp_path):
+    # No GPU here: CUDA events and synchronisation are faked with host clocks so that the
+    # timing step's own logic (interleaving, discarded first trial, checkpoint, score) runs.
+    import time
+    from conftest import REPO
+    from kforge_worker import evaluate, timing
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False):
+            self.at = None
+
+        def record(self):
+            self.at = time.perf_counter()
+
+        def elapsed_time(self, end):
+            return (end.at - self.at) * 1e3
+
+    checkpoints = []
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(1024))
+    monkeypatch.setattr(evaluate.trust, "Guard", _PassThroughGuard)
+    monkeypatch.setattr(_PassThroughGuard, "checkpoint", lambda self: checkpoints.append(1),
+                        raising=False)
+    request = {"task_path": "tasks/softmax.py", "candidate_path": "library/softmax/candidate.py",
+               "device": "cpu", "shrink": True, "trials": 4, "warmup": 1, "_cwd": REPO}
+    evaluation = evaluate.Evaluation(request, str(tmp_path))
+    evaluation.load()
+    evaluation.correctness()
+    evaluation.timing()
+    result = evaluation.result
+    assert result["timing"]["candidate"]["trials"] == 4 and result["timing"]["eager"]["trials"] == 4
+    assert result["timing"]["compile"] is None and result["timing"]["cuda_graph"] is None
+    assert result["timing"]["candidate"]["host_median_ms"] >= result["timing"]["candidate"]["median_ms"]
+    assert result["score"] == pytest.approx(result["timing"]["eager"]["median_ms"]
+                                            / result["timing"]["candidate"]["median_ms"])
+    assert result["speedup_vs_best_baseline"] == pytest.approx(result["score"])
+    assert result["timed_s"] > 0 and checkpoints == [1]
