@@ -1,13 +1,89 @@
+// `kforge baseline`: time the task's reference (eager, torch.compile, CUDA graph) in one worker.
+
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/eval_summary.h"
+#include "cli/pool_config.h"
+#include "eval/protocol_codec.h"
+#include "eval/worker_pool.h"
 
 namespace kforge::cli {
 
-// Placeholder until its owner lands it.
-int run_baseline_command(const Options&) {
-  fmt::print(stderr, "kforge baseline: not built yet\n");
-  return kExitEnvironment;
+namespace {
+
+util::Result<eval::BaselineRequest> make_request(const Options& options) {
+  if (auto task = check_input_file("task", options.task); !task)
+    return std::unexpected(task.error());
+  eval::BaselineRequest request;
+  request.task = options.task;
+  auto device = parse_device(options.device);
+  if (!device) return std::unexpected(device.error());
+  request.device = *device;
+  if (request.device == eval::Device::kCpu)
+    return util::fail(
+        "failed to time the baseline of {}: CPU mode has no timings (run it with --device cuda on "
+        "a GPU machine)",
+        options.task);
+  if (options.trials < 1)
+    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
+  if (options.warmup < 0)
+    return util::fail("failed to read --warmup: expected 0 or more, got {}", options.warmup);
+  if (!(options.timeout_s > 0))
+    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
+                      options.timeout_s);
+  if (auto launcher = split_command(options.launcher); !launcher)
+    return std::unexpected(launcher.error());
+  request.shrink = options.shrink;
+  request.trials = options.trials;
+  request.warmup = options.warmup;
+  request.flush_l2 = !options.no_l2_flush;
+  // torch.compile can take minutes on its own: the baseline gets at least the default limit.
+  request.timeout_s = std::max(request.timeout_s, options.timeout_s);
+  return request;
+}
+
+}  // namespace
+
+int run_baseline_command(const Options& options) {
+  eval::OutputContext output;
+  output.kforge_version = KFORGE_VERSION;
+  output.task = options.task;
+  output.device = options.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
+  auto give_up = [&](int code, const util::Error& error) {
+    output.exit_code = code;
+    fmt::print(stderr, "kforge baseline: {}\n", error.message);
+    if (options.json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
+    return code;
+  };
+
+  auto request = make_request(options);
+  if (!request) return give_up(kExitUsage, request.error());
+  auto pool_options = make_pool_options(options, 1);
+  if (!pool_options) return give_up(kExitEnvironment, pool_options.error());
+  auto pool = eval::make_worker_pool(*pool_options);
+
+  auto info = pool->hello();
+  if (!info) return give_up(kExitEnvironment, info.error());
+  output.worker = *info;
+  if (request->device == eval::Device::kCuda && !info->cuda && !info->device_name)
+    return give_up(kExitEnvironment,
+                   util::Error{fmt::format("failed to use cuda: the worker's torch {} has no CUDA "
+                                           "device (use --device cpu)",
+                                           info->torch)});
+
+  auto baseline = pool->baseline(*request);
+  if (!baseline) {
+    return give_up(exit_code_for_pool_error(baseline.error()), baseline.error());
+  }
+  output.exit_code = kExitOk;
+  if (options.json)
+    fmt::print("{}\n", eval::encode_baseline_output(*baseline, output));
+  else
+    fmt::print("{}",
+               format_baseline(*baseline,
+                               {.task = options.task, .device = request->device, .worker = *info}));
+  return kExitOk;
 }
 
 }  // namespace kforge::cli

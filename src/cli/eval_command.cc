@@ -1,13 +1,103 @@
+// `kforge eval`: check and time one candidate against its task through one worker.
+
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/eval_summary.h"
+#include "cli/pool_config.h"
+#include "eval/protocol_codec.h"
+#include "eval/worker_pool.h"
 
 namespace kforge::cli {
 
-// Placeholder until its owner lands it.
-int run_eval_command(const Options&) {
-  fmt::print(stderr, "kforge eval: not built yet\n");
-  return kExitEnvironment;
+namespace {
+
+util::Result<eval::EvalRequest> make_request(const Options& options) {
+  if (auto task = check_input_file("task", options.task); !task)
+    return std::unexpected(task.error());
+  if (auto candidate = check_input_file("candidate", options.candidate); !candidate)
+    return std::unexpected(candidate.error());
+  eval::EvalRequest request;
+  request.task = options.task;
+  request.candidate = options.candidate;
+  auto device = parse_device(options.device);
+  if (!device) return std::unexpected(device.error());
+  request.device = *device;
+  if (options.precision == "calibrated")
+    request.precision = eval::Precision::kCalibrated;
+  else if (options.precision == "kernelbench")
+    request.precision = eval::Precision::kKernelBench;
+  else
+    return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
+                      options.precision);
+  if (options.input_sets < 1)
+    return util::fail("failed to read --input-sets: expected at least 1, got {}",
+                      options.input_sets);
+  if (options.trials < 1)
+    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
+  if (options.warmup < 0)
+    return util::fail("failed to read --warmup: expected 0 or more, got {}", options.warmup);
+  if (!(options.timeout_s > 0))
+    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
+                      options.timeout_s);
+  if (auto launcher = split_command(options.launcher); !launcher)
+    return std::unexpected(launcher.error());
+  request.shrink = options.shrink;
+  request.input_sets = options.input_sets;
+  request.trials = options.trials;
+  request.warmup = options.warmup;
+  request.flush_l2 = !options.no_l2_flush;
+  request.timeout_s = options.timeout_s;
+  request.allow_pytorch_only = options.allow_pytorch_only;
+  if (request.device == eval::Device::kCuda) request.baselines = {"eager", "compile", "cuda_graph"};
+  return request;
+}
+
+}  // namespace
+
+int run_eval_command(const Options& options) {
+  eval::OutputContext output;
+  output.kforge_version = KFORGE_VERSION;
+  output.task = options.task;
+  output.candidate = options.candidate;
+  output.device = options.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
+  auto give_up = [&](int code, const util::Error& error) {
+    output.exit_code = code;
+    fmt::print(stderr, "kforge eval: {}\n", error.message);
+    if (options.json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
+    return code;
+  };
+
+  auto request = make_request(options);
+  if (!request) return give_up(kExitUsage, request.error());
+  auto pool_options = make_pool_options(options, 1);
+  if (!pool_options) return give_up(kExitEnvironment, pool_options.error());
+  auto pool = eval::make_worker_pool(*pool_options);
+
+  auto info = pool->hello();
+  if (!info) return give_up(kExitEnvironment, info.error());
+  output.worker = *info;
+  if (request->device == eval::Device::kCuda && !info->cuda && !info->device_name)
+    return give_up(kExitEnvironment,
+                   util::Error{fmt::format("failed to use cuda: the worker's torch {} has no CUDA "
+                                           "device (use --device cpu for a correctness check)",
+                                           info->torch)});
+
+  auto evaluation = pool->evaluate(*request);
+  if (!evaluation) {
+    return give_up(exit_code_for_pool_error(evaluation.error()), evaluation.error());
+  }
+  output.correct = evaluation->status == eval::Status::kOk;
+  output.exit_code = output.correct ? kExitOk : kExitFailed;
+  if (options.json) {
+    fmt::print("{}\n", eval::encode_evaluation_output(*evaluation, output));
+  } else {
+    fmt::print("{}", format_evaluation(*evaluation, {.task = options.task,
+                                                     .candidate = options.candidate,
+                                                     .device = request->device,
+                                                     .worker = *info}));
+  }
+  return output.exit_code;
 }
 
 }  // namespace kforge::cli

@@ -32,6 +32,7 @@ std::string_view precision_name(Precision precision) {
 }
 
 std::string absolute_text(const std::filesystem::path& path) {
+  if (path.empty()) return {};
   std::error_code error;
   std::filesystem::path absolute = std::filesystem::absolute(path, error);
   return error ? path.string() : absolute.lexically_normal().string();
@@ -633,6 +634,11 @@ std::string encode_evaluation_output(const Evaluation& evaluation, const OutputC
 std::string encode_baseline_output(const BaselineResult& baseline, const OutputContext& context) {
   json out = parsed_or(baseline.raw_json, baseline_json(baseline));
   out["kforge"] = context_json(context);
+  return dump_text(out, 2);
+}
+
+std::string encode_error_output(std::string_view message, const OutputContext& context) {
+  json out = {{"error", std::string(message)}, {"kforge", context_json(context)}};
   return dump_text(out, 2);
 }
 

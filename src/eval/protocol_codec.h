@@ -65,5 +65,7 @@ struct OutputContext {
 std::string encode_evaluation_output(const Evaluation& evaluation, const OutputContext& context);
 /// The same for `kforge baseline`.
 std::string encode_baseline_output(const BaselineResult& baseline, const OutputContext& context);
+/// `{"error": message, "kforge": {…}}` for a command that failed before it had a result.
+std::string encode_error_output(std::string_view message, const OutputContext& context);
 
 }  // namespace kforge::eval

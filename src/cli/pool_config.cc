@@ -1,0 +1,88 @@
+#include "cli/pool_config.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "eval/worker_locator.h"
+
+namespace kforge::cli {
+
+util::Result<std::vector<std::string>> split_command(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote)
+    return util::fail("failed to read --launcher: unterminated {} quote in {}", quote, text);
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+util::Result<eval::Device> parse_device(std::string_view text) {
+  if (text == "cuda") return eval::Device::kCuda;
+  if (text == "cpu") return eval::Device::kCpu;
+  return util::fail("failed to read --device: expected cuda or cpu, got {}", text);
+}
+
+util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers) {
+  eval::PoolOptions pool;
+  auto device = parse_device(options.device);
+  if (!device) return std::unexpected(device.error());
+  pool.device = *device;
+  auto launcher = split_command(options.launcher);
+  if (!launcher) return std::unexpected(launcher.error());
+  pool.launcher = *launcher;
+  auto location = eval::locate_worker({.python = options.python,
+                                       .worker_dir = options.worker_dir,
+                                       .remote = !pool.launcher.empty()});
+  if (!location) return std::unexpected(location.error());
+  pool.python = location->python;
+  pool.worker_dir = location->worker_dir;
+  pool.gpus = options.gpus;
+  if (max_workers > 0 && pool.gpus.size() > max_workers) pool.gpus.resize(max_workers);
+  pool.forward_stderr = options.verbose;
+  return pool;
+}
+
+util::Result<void> check_input_file(std::string_view what, const std::string& path) {
+  if (path.empty()) return util::fail("failed to read {}: no --{} given", what, what);
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status))
+    return util::fail("failed to read {} {}: no such file", what, path);
+  if (!std::filesystem::is_regular_file(status))
+    return util::fail("failed to read {} {}: not a regular file", what, path);
+  if (::access(path.c_str(), R_OK) != 0)
+    return util::fail("failed to read {} {}: permission denied", what, path);
+  return {};
+}
+
+int exit_code_for_pool_error(const util::Error& error) {
+  const std::string& message = error.message;
+  if (message.find("failed to start worker") != std::string::npos) return kExitEnvironment;
+  for (std::string_view ran : {"worker died: ", "timed out: ", "the worker broke the protocol"})
+    if (message.find(ran) != std::string::npos) return kExitFailed;
+  return kExitUsage;
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,39 @@
+#pragma once
+
+// Turning command-line options into a worker pool configuration; shared by the subcommands that
+// start workers (eval, baseline, run, analyze, doctor).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/options.h"
+#include "eval/evaluation.h"
+#include "eval/worker_pool.h"
+#include "util/error.h"
+
+namespace kforge::cli {
+
+/// Splits a launcher prefix such as `ssh -p 2222 host` or `srun --gres=gpu:1` into words; single
+/// and double quotes group words. Errors on an unterminated quote.
+util::Result<std::vector<std::string>> split_command(std::string_view text);
+
+/// "cuda" or "cpu"; errors name the flag: "failed to read --device: expected cuda or cpu, got
+/// gpu".
+util::Result<eval::Device> parse_device(std::string_view text);
+
+/// Finds Python and the worker (eval/worker_locator.h) and fills the pool options: device, GPUs
+/// (at most `max_workers` of them; 0 = all), launcher, and forwarding of worker stderr with -v.
+/// Errors are environment problems (exit code 3).
+util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers);
+
+/// Checks that `path` names a readable regular file: "failed to read task tasks/x.py: no such
+/// file". `what` is "task" or "candidate".
+util::Result<void> check_input_file(std::string_view what, const std::string& path);
+
+/// The exit code for an error from the pool: 3 when no worker could start, 1 when the work ran
+/// and failed (the worker died or timed out), 2 when the worker refused the request (a task or
+/// candidate it cannot load).
+int exit_code_for_pool_error(const util::Error& error);
+
+}  // namespace kforge::cli
