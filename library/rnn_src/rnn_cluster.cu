@@ -1,0 +1,333 @@
+// Hopper thread-block-cluster kernel for stacked GRU/LSTM layers (library/rnn_src/rnn_cluster.cu;
+// embedded verbatim in each candidate and built with torch's load_inline).
+//
+// One cluster of CL CTAs per (layer, direction) group; CTA `rank` owns hidden units
+// [rank*HS, rank*HS + HS) and keeps its rows of W_hh (and W_ih for in-kernel layers) in shared
+// memory for the whole sequence. Each step every CTA writes its slice of h[t] straight into every
+// CTA's shared memory (distributed shared memory), and one cluster barrier per step makes the
+// full h[t] visible: no global-memory round trip on the recurrence. A unidirectional stack runs
+// as a wavefront in one launch: layer l reads layer l-1's h[t] from global memory after a step
+// counter (release/acquire) says it is there. All clusters must be co-resident: the host checks
+// cudaOccupancyMaxActiveClusters before choosing how many layers go in one launch.
+//
+// Matvec mapping: warp w sums over its k-chunk; lane l owns rows l, l+32, l+64 of the weight
+// slice; partial sums per warp go to shared memory and one thread per (unit, batch) pair adds
+// them up and applies the gate nonlinearities. Exact fp32 (FMA, no tensor cores).
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+#include <cstdint>
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kRowsPerLane = 3;  // rows per matrix <= 96 (G * HS)
+
+struct Params {
+  const float* gx;                 // input gates of the launch's first layer (+ b_ih)
+  long long gx_sd, gx_st, gx_sb;   // strides (elements): direction, time, batch
+  const float* wih;                // [NL-1, G*H, H] input weights of in-kernel layers
+  const float* bih;                // [NL-1, G*H]
+  const float* whh;                // [NL, D, G*H, H]
+  const float* bhh;                // [NL, D, G*H]
+  const float* h0;                 // [NL, D, B, H]
+  const float* c0;
+  float* seq;                      // [NL, T, B, D*H] every layer's output, time-major
+  float* hn;                       // [NL, D, B, H]
+  float* cn;
+  int* flags;                      // [NL*D] steps published, zeroed
+  int T, B, H, NL, D, HS, HP, KC, R32;
+};
+
+__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + expf(-x)); }
+
+__device__ __forceinline__ int load_acquire(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Partial sums of one matrix slice: rows [0, R32) of `w` (row stride HP) times src[b][k]
+// (row stride HP) over this warp's k-chunk, written to part[warp][row][b].
+template <int NB>
+__device__ __forceinline__ void partial(const float* w, const float* src, float* part,
+                                        int rows, int R32, int k_begin, int k_end, int HP,
+                                        int lane, int warp) {
+  float acc[kRowsPerLane][NB];
+#pragma unroll
+  for (int i = 0; i < kRowsPerLane; ++i)
+#pragma unroll
+    for (int b = 0; b < NB; ++b) acc[i][b] = 0.f;
+  const int nr = R32 / 32;  // rows per lane actually used (warp-uniform)
+  for (int k = k_begin; k < k_end; k += 4) {
+    float4 hv[NB];
+#pragma unroll
+    for (int b = 0; b < NB; ++b) hv[b] = *reinterpret_cast<const float4*>(src + b * HP + k);
+#pragma unroll
+    for (int i = 0; i < kRowsPerLane; ++i) {
+      if (i < nr) {
+        const float4 wv = *reinterpret_cast<const float4*>(w + (lane + 32 * i) * HP + k);
+#pragma unroll
+        for (int b = 0; b < NB; ++b) {
+          acc[i][b] = fmaf(wv.x, hv[b].x, acc[i][b]);
+          acc[i][b] = fmaf(wv.y, hv[b].y, acc[i][b]);
+          acc[i][b] = fmaf(wv.z, hv[b].z, acc[i][b]);
+          acc[i][b] = fmaf(wv.w, hv[b].w, acc[i][b]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kRowsPerLane; ++i) {
+    if (i < nr) {
+      const int r = lane + 32 * i;
+#pragma unroll
+      for (int b = 0; b < NB; ++b) part[(warp * R32 + r) * NB + b] = acc[i][b];
+    }
+  }
+  (void)rows;
+}
+
+template <int G, int NB>
+__global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
+  cg::cluster_group cluster = cg::this_cluster();
+  const int CL = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int grp = blockIdx.y;  // layer-major
+  const int dir = grp % p.D, layer = grp / p.D;
+  const int T = p.T, H = p.H, HS = p.HS, HP = p.HP, R32 = p.R32;
+  const int GH = G * H, DH = p.D * H;
+  const int j0 = rank * HS;
+  const int hs = max(0, min(HS, H - j0));
+  const bool in_kernel = layer > 0;  // the launch's first layer reads gx instead
+  const bool publish = p.D == 1 && layer < p.NL - 1;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int nmat = p.NL > 1 ? 2 : 1;  // hh rows at [0, R32), ih rows at [R32, 2*R32)
+
+  extern __shared__ float4 smem4[];
+  float* w = reinterpret_cast<float*>(smem4);        // [nmat*R32][HP]
+  float* hbuf = w + nmat * R32 * HP;                  // [2][NB][HP]
+  float* xbuf = hbuf + 2 * NB * HP;                   // [NB][HP]
+  float* part = xbuf + NB * HP;                       // [nmat][kWarps][R32][NB]
+  float* gxs = part + nmat * kWarps * R32 * NB;       // [G][HS][NB] this step's input gates
+  float* cbuf = gxs + G * HS * NB;                    // [HS][NB] LSTM cell state
+  float* bias = cbuf + HS * NB;                       // [2][G*HS]: b_hh, b_ih
+
+  // weights: row r = g*HS + u of each matrix; rows past the owned units and padding are zero
+  const float* whh = p.whh + static_cast<size_t>(grp) * GH * H;
+  const float* wih = p.wih + static_cast<size_t>(max(layer - 1, 0)) * GH * H;
+  for (int idx = tid; idx < nmat * R32 * HP; idx += kThreads) {
+    const int row = idx / HP, k = idx % HP;
+    const int m = row / R32, r = row % R32;
+    const int g = r / HS, u = r % HS;
+    float v = 0.f;
+    if (g < G && u < hs && k < H && (m == 0 || in_kernel))
+      v = (m == 0 ? whh : wih)[static_cast<size_t>(g * H + j0 + u) * H + k];
+    w[idx] = v;
+  }
+  for (int idx = tid; idx < G * HS; idx += kThreads) {
+    const int g = idx / HS, u = idx % HS;
+    const bool ok = u < hs;
+    bias[idx] = ok ? p.bhh[static_cast<size_t>(grp) * GH + g * H + j0 + u] : 0.f;
+    bias[G * HS + idx] =
+        ok && in_kernel ? p.bih[static_cast<size_t>(max(layer - 1, 0)) * GH + g * H + j0 + u] : 0.f;
+  }
+  for (int idx = tid; idx < 3 * NB * HP; idx += kThreads) hbuf[idx] = 0.f;  // hbuf and xbuf
+  __syncthreads();
+  const float* h0 = p.h0 + static_cast<size_t>(grp) * p.B * H;
+  for (int idx = tid; idx < p.B * H; idx += kThreads) hbuf[(idx / H) * HP + idx % H] = h0[idx];
+  if (G == 4) {
+    for (int idx = tid; idx < hs * NB; idx += kThreads) {
+      const int u = idx / NB, b = idx % NB;
+      cbuf[idx] = b < p.B ? p.c0[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] : 0.f;
+    }
+  }
+  cluster.sync();  // every CTA started and initialised before anyone writes into its memory
+
+  const int k_begin = warp * p.KC, k_end = min(H, k_begin + p.KC);
+  const float* gxd = p.gx + dir * p.gx_sd;
+  int cur = 0;
+  for (int t = 0; t < T; ++t) {
+    const int tt = dir ? T - 1 - t : t;
+    if (!in_kernel) {  // stage this step's input gates (consumed after the matvec)
+      for (int idx = tid; idx < G * hs * NB; idx += kThreads) {
+        const int g = idx / (hs * NB), rem = idx % (hs * NB), u = rem / NB, b = rem % NB;
+        gxs[(g * HS + u) * NB + b] =
+            b < p.B ? __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u) : 0.f;
+      }
+    }
+    const float* hcur = hbuf + cur * NB * HP;
+    partial<NB>(w, hcur, part, G * HS, R32, k_begin, k_end, HP, lane, warp);
+    if (in_kernel) {
+      if (tid == 0) {
+        while (load_acquire(p.flags + grp - 1) < t + 1) {
+        }
+      }
+      __syncthreads();
+      const float* x = p.seq + (static_cast<size_t>(layer - 1) * T + tt) * p.B * DH;
+      for (int idx = tid; idx < p.B * H; idx += kThreads)
+        xbuf[(idx / H) * HP + idx % H] = __ldcg(x + idx);
+      __syncthreads();
+      partial<NB>(w + R32 * HP, xbuf, part + kWarps * R32 * NB, G * HS, R32, k_begin, k_end, HP,
+                  lane, warp);
+    }
+    __syncthreads();
+
+    float* hnext_local = hbuf + (cur ^ 1) * NB * HP;
+    for (int idx = tid; idx < hs * p.B; idx += kThreads) {
+      const int u = idx / p.B, b = idx % p.B;
+      float gh[G], gi[G];
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const int r = g * HS + u;
+        float s = bias[r];
+#pragma unroll
+        for (int q = 0; q < kWarps; ++q) s += part[(q * R32 + r) * NB + b];
+        gh[g] = s;
+        if (in_kernel) {
+          float si = bias[G * HS + r];
+#pragma unroll
+          for (int q = 0; q < kWarps; ++q) si += part[((kWarps + q) * R32 + r) * NB + b];
+          gi[g] = si;
+        } else {
+          gi[g] = gxs[r * NB + b];
+        }
+      }
+      float h;
+      if (G == 3) {
+        const float rg = sigm(gi[0] + gh[0]);
+        const float z = sigm(gi[1] + gh[1]);
+        const float n = tanhf(gi[2] + rg * gh[2]);
+        h = (1.f - z) * n + z * hcur[b * HP + j0 + u];
+      } else {
+        float c = cbuf[u * NB + b];
+        c = sigm(gi[1] + gh[1]) * c + sigm(gi[0] + gh[0]) * tanhf(gi[2] + gh[2]);
+        cbuf[u * NB + b] = c;
+        h = sigm(gi[G - 1] + gh[G - 1]) * tanhf(c);
+        if (t == T - 1) p.cn[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] = c;
+      }
+      p.seq[((static_cast<size_t>(layer) * T + tt) * p.B + b) * DH + dir * H + j0 + u] = h;
+      if (t == T - 1) p.hn[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] = h;
+      for (int q = 0; q < CL; ++q) cluster.map_shared_rank(hnext_local, q)[b * HP + j0 + u] = h;
+    }
+    if (publish) {  // this CTA's stores of h[t] visible GPU-wide before the step counter moves
+      __syncthreads();
+      if (tid == 0) __threadfence();
+    }
+    cluster.sync();  // h[t] complete in every CTA; part/gxs/xbuf free for the next step
+    if (publish && rank == 0 && tid == 0) {
+      __threadfence();
+      atomicAdd(p.flags + grp, 1);
+    }
+    cur ^= 1;
+  }
+}
+
+template <int G, int NB>
+cudaError_t launch_nb(const Params& p, int cl, int groups, size_t smem, cudaStream_t stream,
+                      int* max_clusters) {
+  auto kernel = rnn_cluster_kernel<G, NB>;
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem));
+  if (err != cudaSuccess) return err;
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (err != cudaSuccess) return err;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(cl, groups, 1);
+  config.blockDim = dim3(kThreads, 1, 1);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = cl;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  if (max_clusters) return cudaOccupancyMaxActiveClusters(max_clusters, kernel, &config);
+  return cudaLaunchKernelEx(&config, kernel, p);
+}
+
+template <int G>
+cudaError_t launch_g(const Params& p, int nb, int cl, int groups, size_t smem,
+                     cudaStream_t stream, int* max_clusters) {
+  switch (nb) {
+    case 2: return launch_nb<G, 2>(p, cl, groups, smem, stream, max_clusters);
+    case 4: return launch_nb<G, 4>(p, cl, groups, smem, stream, max_clusters);
+    case 8: return launch_nb<G, 8>(p, cl, groups, smem, stream, max_clusters);
+    case 10: return launch_nb<G, 10>(p, cl, groups, smem, stream, max_clusters);
+    case 12: return launch_nb<G, 12>(p, cl, groups, smem, stream, max_clusters);
+    case 16: return launch_nb<G, 16>(p, cl, groups, smem, stream, max_clusters);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+int batch_block(int b) {
+  const int sizes[] = {2, 4, 8, 10, 12, 16};
+  for (int s : sizes)
+    if (b <= s) return s;
+  return 0;
+}
+
+}  // namespace
+
+// Launches (or, with query != 0, returns how many clusters fit at once: 0 = does not fit).
+// Returns a cudaError_t code for a launch; the cluster count for a query (negative = error).
+int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, int64_t wih,
+                        int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0,
+                        int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B,
+                        int64_t H, int64_t NL, int64_t D, int64_t lstm, int64_t cl,
+                        int64_t stream, int64_t query) {
+  const int G = lstm ? 4 : 3;
+  const int nb = batch_block(static_cast<int>(B));
+  if (nb == 0 || H % 4 != 0) return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
+  Params p;
+  p.gx = reinterpret_cast<const float*>(gx);
+  p.gx_sd = gx_sd;
+  p.gx_st = gx_st;
+  p.gx_sb = gx_sb;
+  p.wih = reinterpret_cast<const float*>(wih);
+  p.bih = reinterpret_cast<const float*>(bih);
+  p.whh = reinterpret_cast<const float*>(whh);
+  p.bhh = reinterpret_cast<const float*>(bhh);
+  p.h0 = reinterpret_cast<const float*>(h0);
+  p.c0 = reinterpret_cast<const float*>(c0);
+  p.seq = reinterpret_cast<float*>(seq);
+  p.hn = reinterpret_cast<float*>(hn);
+  p.cn = reinterpret_cast<float*>(cn);
+  p.flags = reinterpret_cast<int*>(flags);
+  p.T = static_cast<int>(T);
+  p.B = static_cast<int>(B);
+  p.H = static_cast<int>(H);
+  p.NL = static_cast<int>(NL);
+  p.D = static_cast<int>(D);
+  p.HS = static_cast<int>((H + cl - 1) / cl);
+  p.HP = p.H + 4;  // row padding: lanes' 16-byte loads of different rows hit different banks
+  p.KC = ((p.H + kWarps - 1) / kWarps + 3) / 4 * 4;
+  p.R32 = (G * p.HS + 31) / 32 * 32;
+  if (p.R32 > 32 * kRowsPerLane) return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
+  const int nmat = NL > 1 ? 2 : 1;
+  const size_t floats = static_cast<size_t>(nmat) * p.R32 * p.HP + 3 * nb * p.HP +
+                        static_cast<size_t>(nmat) * kWarps * p.R32 * nb + G * p.HS * nb +
+                        p.HS * nb + 2 * G * p.HS;
+  const size_t smem = floats * sizeof(float);
+  int device = 0, limit = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (smem > static_cast<size_t>(limit))
+    return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
+  const int groups = static_cast<int>(NL * D);
+  auto s = reinterpret_cast<cudaStream_t>(stream);
+  if (query) {
+    int clusters = 0;
+    cudaError_t err = G == 4 ? launch_g<4>(p, nb, static_cast<int>(cl), groups, smem, s, &clusters)
+                             : launch_g<3>(p, nb, static_cast<int>(cl), groups, smem, s, &clusters);
+    return err == cudaSuccess ? clusters : -static_cast<int64_t>(err);
+  }
+  cudaError_t err = G == 4 ? launch_g<4>(p, nb, static_cast<int>(cl), groups, smem, s, nullptr)
+                           : launch_g<3>(p, nb, static_cast<int>(cl), groups, smem, s, nullptr);
+  return static_cast<int64_t>(err);
+}

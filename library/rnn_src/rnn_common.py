@@ -1,0 +1,418 @@
+# ---- shared RNN kernels (library/rnn_src/rnn_common.py; copied verbatim into each candidate) ----
+#
+# One persistent Triton kernel runs the whole time loop of one or more stacked layers.
+# Programs split the hidden units: program `part` of group (layer, direction) owns units
+# [part*HSB, part*HSB + HSB) and keeps its slice of W_hh (and W_ih) in registers for all steps.
+# Each step needs the whole h[t-1] of its group, written by the group's other programs, so each
+# group has a step counter in global memory: a program publishes its slice of h[t] to the layer's
+# output sequence, then bumps the counter with release semantics; readers spin on it with acquire
+# semantics. Every program must be resident at once (grid <= SM count), or the spin deadlocks.
+#
+# Unidirectional stacks run as a wavefront in one launch: layer l at step t waits for its own
+# group at step t-1 and for layer l-1 at step t, and computes its input projection in-kernel.
+# The first layer of a launch reads its input projection from one GEMM done outside (addmm).
+# Bidirectional stacks cannot pipeline across layers (layer l needs both directions of layer l-1
+# at every step), so they run one launch per layer with the two directions side by side.
+#
+# Under TRITON_INTERPRET=1 (CPU) programs run one after another, so a group has one program
+# (P = 1, no cross-program wait) and groups are numbered layer-major: the same code, no deadlock.
+
+import math
+import os
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _sigmoid(x):
+    return 1.0 / (1.0 + tl.exp(-x))
+
+
+@triton.jit
+def _tanh(x):
+    # exp of a non-positive argument: no overflow for large |x|
+    e = tl.exp(-2.0 * tl.abs(x))
+    t = (1.0 - e) / (1.0 + e)
+    return tl.where(x >= 0, t, -t)
+
+
+@triton.jit
+def _mv(a, w, USE_DOT: tl.constexpr, PREC: tl.constexpr):
+    # a: [BB, KB] activations, w: [KB, HSB] transposed weight slice -> [BB, HSB]
+    if USE_DOT:
+        return tl.dot(a, w, input_precision=PREC)
+    else:
+        return tl.sum(a[:, :, None] * w[None, :, :], axis=1)
+
+
+@triton.jit
+def _load_w(base, H, k, j, mask):
+    # rows j of one gate block of a [G*H, H] matrix, transposed to [KB, HSB]
+    return tl.load(base + j[None, :] * H + k[:, None], mask=mask, other=0.0)
+
+
+@triton.jit
+def _load_gates(row, H, mask, LSTM: tl.constexpr):
+    g0 = tl.load(row, mask=mask, other=0.0)
+    g1 = tl.load(row + H, mask=mask, other=0.0)
+    g2 = tl.load(row + 2 * H, mask=mask, other=0.0)
+    g3 = g2
+    if LSTM:
+        g3 = tl.load(row + 3 * H, mask=mask, other=0.0)
+    return g0, g1, g2, g3
+
+
+@triton.jit
+def _wait(counter, target):
+    seen = tl.atomic_add(counter, 0, sem="acquire")
+    while seen < target:
+        seen = tl.atomic_add(counter, 0, sem="acquire")
+
+
+@triton.jit
+def rnn_layers_kernel(
+        gx_ptr, gx_sd, gx_st, gx_sb,      # input gates of the launch's first layer (+ b_ih)
+        wih_ptr, bih_ptr,                 # [NL-1, G*H, H], [NL-1, G*H]: in-kernel input weights
+        whh_ptr, bhh_ptr,                 # [NL, D, G*H, H], [NL, D, G*H]
+        h0_ptr, c0_ptr,                   # [NL, D, B, H]
+        seq_ptr,                          # [NL, T, B, D*H] outputs of every layer, time-major
+        hn_ptr, cn_ptr,                   # [NL, D, B, H]
+        cnt_ptr,                          # [NL*D] int32 step counters, zeroed
+        T, B, H,
+        NL: tl.constexpr, D: tl.constexpr, P: tl.constexpr, LSTM: tl.constexpr,
+        BB: tl.constexpr, HSB: tl.constexpr, KB: tl.constexpr, USE_DOT: tl.constexpr,
+        PREC: tl.constexpr):
+    pid = tl.program_id(0)
+    part = pid % P
+    grp = pid // P                        # layer-major, so layer l-1 comes first
+    dirn = grp % D
+    layer = grp // D
+    G: tl.constexpr = 4 if LSTM else 3
+    GH = G * H
+    DH = D * H
+
+    b = tl.arange(0, BB)
+    j = part * HSB + tl.arange(0, HSB)
+    k = tl.arange(0, KB)
+    bm = b < B
+    jm = j < H
+    km = k < H
+    wmask = km[:, None] & jm[None, :]
+    smask = bm[:, None] & jm[None, :]
+    amask = bm[:, None] & km[None, :]
+
+    # weights and biases stay in registers for the whole sequence
+    wh = whh_ptr + grp * GH * H
+    wh0 = _load_w(wh, H, k, j, wmask)
+    wh1 = _load_w(wh + H * H, H, k, j, wmask)
+    wh2 = _load_w(wh + 2 * H * H, H, k, j, wmask)
+    bh = bhh_ptr + grp * GH + j
+    bh0 = tl.load(bh, mask=jm, other=0.0)[None, :]
+    bh1 = tl.load(bh + H, mask=jm, other=0.0)[None, :]
+    bh2 = tl.load(bh + 2 * H, mask=jm, other=0.0)[None, :]
+    if LSTM:
+        wh3 = _load_w(wh + 3 * H * H, H, k, j, wmask)
+        bh3 = tl.load(bh + 3 * H, mask=jm, other=0.0)[None, :]
+    if NL > 1:
+        li = tl.maximum(layer - 1, 0)     # layer 0 loads layer 1's and never uses them
+        wi = wih_ptr + li * GH * H
+        wi0 = _load_w(wi, H, k, j, wmask)
+        wi1 = _load_w(wi + H * H, H, k, j, wmask)
+        wi2 = _load_w(wi + 2 * H * H, H, k, j, wmask)
+        bi = bih_ptr + li * GH + j
+        bi0 = tl.load(bi, mask=jm, other=0.0)[None, :]
+        bi1 = tl.load(bi + H, mask=jm, other=0.0)[None, :]
+        bi2 = tl.load(bi + 2 * H, mask=jm, other=0.0)[None, :]
+        if LSTM:
+            wi3 = _load_w(wi + 3 * H * H, H, k, j, wmask)
+            bi3 = tl.load(bi + 3 * H, mask=jm, other=0.0)[None, :]
+
+    st_off = grp * B * H + b[:, None] * H + j[None, :]
+    h_own = tl.load(h0_ptr + st_off, mask=smask, other=0.0)
+    if LSTM:
+        c = tl.load(c0_ptr + st_off, mask=smask, other=0.0)
+
+    seq_l = seq_ptr + layer * T * B * DH
+    own_cnt = cnt_ptr + grp
+    prev_cnt = cnt_ptr + tl.maximum(grp - D, 0)
+    gx_cols = gx_ptr + dirn * gx_sd + b[:, None] * gx_sb + j[None, :]
+    t = 0
+    while t < T:                          # not range(T): the 3.6 interpreter fails on it with numpy 2
+        tt = t + dirn * (T - 1 - 2 * t)   # reverse direction walks time backwards
+
+        # input gates: from the GEMM for the launch's first layer, else from layer-1's h[tt]
+        if NL > 1:
+            if layer == 0:
+                gi0, gi1, gi2, gi3 = _load_gates(gx_cols + tt * gx_st, H, smask, LSTM)
+            else:
+                _wait(prev_cnt, P * (t + 1))
+                x = tl.load(seq_l - T * B * DH + tt * B * DH + b[:, None] * DH + k[None, :],
+                            mask=amask, other=0.0, cache_modifier=".cg")
+                gi0 = _mv(x, wi0, USE_DOT, PREC) + bi0
+                gi1 = _mv(x, wi1, USE_DOT, PREC) + bi1
+                gi2 = _mv(x, wi2, USE_DOT, PREC) + bi2
+                gi3 = gi2
+                if LSTM:
+                    gi3 = _mv(x, wi3, USE_DOT, PREC) + bi3
+        else:
+            gi0, gi1, gi2, gi3 = _load_gates(gx_cols + tt * gx_st, H, smask, LSTM)
+
+        # h[t-1] of the whole group: wait until every program of the group has published it
+        _wait(own_cnt, P * t)
+        if t == 0:
+            hp = tl.load(h0_ptr + grp * B * H + b[:, None] * H + k[None, :], mask=amask, other=0.0)
+        else:
+            t_prev = tt - 1 + 2 * dirn
+            hp = tl.load(seq_l + t_prev * B * DH + b[:, None] * DH + dirn * H + k[None, :],
+                         mask=amask, other=0.0, cache_modifier=".cg")
+
+        gh0 = _mv(hp, wh0, USE_DOT, PREC) + bh0
+        gh1 = _mv(hp, wh1, USE_DOT, PREC) + bh1
+        gh2 = _mv(hp, wh2, USE_DOT, PREC) + bh2
+        if LSTM:
+            gh3 = _mv(hp, wh3, USE_DOT, PREC) + bh3
+            c = _sigmoid(gi1 + gh1) * c + _sigmoid(gi0 + gh0) * _tanh(gi2 + gh2)
+            h_own = _sigmoid(gi3 + gh3) * _tanh(c)
+        else:
+            r = _sigmoid(gi0 + gh0)
+            z = _sigmoid(gi1 + gh1)
+            n = _tanh(gi2 + r * gh2)
+            h_own = (1.0 - z) * n + z * h_own
+
+        tl.store(seq_l + tt * B * DH + b[:, None] * DH + dirn * H + j[None, :], h_own, mask=smask)
+        tl.debug_barrier()                # all threads' stores precede the release below
+        tl.atomic_add(own_cnt, 1, sem="release")
+        t += 1
+
+    tl.store(hn_ptr + st_off, h_own, mask=smask)
+    if LSTM:
+        tl.store(cn_ptr + st_off, c, mask=smask)
+
+
+# ---- host side ----
+
+def _interpreting():
+    return os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+def _sm_count(device):
+    if device.type != "cuda":
+        return 1
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+# Tunables (None = automatic): use_dot = tl.dot (needs tiles >= 16) instead of a broadcast
+# reduction; hsb = hidden units per program; prec = tl.dot's input_precision ("ieee" is exact
+# fp32; "tf32x3" emulates fp32 on tensor cores with three TF32 products).
+# engine: "auto" (the CUDA cluster kernel where it fits, else Triton), "triton" or "cluster".
+RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
+              "engine": "auto", "cluster_sizes": (16, 8)}
+LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
+
+
+def _plan(H, B, groups, device):
+    """Slice width HSB (units per program), programs per group P, batch block BB, use_dot."""
+    if _interpreting() or device.type != "cuda":
+        hsb = triton.next_power_of_2(H)   # one program per group: no cross-program wait
+        return hsb, 1, triton.next_power_of_2(B), bool(RNN_CONFIG["use_dot"])
+    sms = _sm_count(device)
+    hsb = RNN_CONFIG["hsb"]
+    use_dot = RNN_CONFIG["use_dot"]
+    if hsb is None:
+        hsb = 1
+        while groups * triton.cdiv(H, hsb) > sms and hsb < H:
+            hsb *= 2
+        hsb = min(hsb, triton.next_power_of_2(H))
+    if use_dot is None:
+        use_dot = hsb >= 16
+    if use_dot:
+        hsb = max(hsb, 16)
+    p = triton.cdiv(H, hsb)
+    if groups * p > sms:
+        raise RuntimeError(f"rnn kernel needs {groups * p} co-resident programs, "
+                           f"the GPU has {sms} SMs")
+    bb = triton.next_power_of_2(B)
+    if use_dot:
+        bb = max(bb, 16)
+    return hsb, p, bb, use_dot
+
+
+def _layer_params(rnn, layer, sfx, G, H, device):
+    w_ih = getattr(rnn, f"weight_ih_l{layer}{sfx}")
+    w_hh = getattr(rnn, f"weight_hh_l{layer}{sfx}")
+    if rnn.bias:
+        b_ih = getattr(rnn, f"bias_ih_l{layer}{sfx}")
+        b_hh = getattr(rnn, f"bias_hh_l{layer}{sfx}")
+    else:
+        b_ih = torch.zeros(G * H, device=device, dtype=w_ih.dtype)
+        b_hh = torch.zeros(G * H, device=device, dtype=w_ih.dtype)
+    return w_ih, w_hh, b_ih, b_hh
+
+
+class _PackedWeights:
+    """Per-launch weight stacks, rebuilt only when a parameter changes (data pointer or version)."""
+
+    def __init__(self):
+        self.key = None
+        self.launches = None
+
+    def get(self, rnn, lstm, chunks):
+        params = list(rnn.parameters())
+        key = tuple((p.data_ptr(), p._version) for p in params) + (tuple(chunks),)
+        if key != self.key:
+            self.launches = [self._pack(rnn, lstm, l0, nl) for l0, nl in chunks]
+            self.key = key
+        return self.launches
+
+    @staticmethod
+    def _pack(rnn, lstm, l0, nl):
+        G = 4 if lstm else 3
+        H = rnn.hidden_size
+        D = 2 if rnn.bidirectional else 1
+        device = rnn.weight_hh_l0.device
+        sfxs = ["", "_reverse"][:D]
+        per = [[_layer_params(rnn, l, s, G, H, device) for s in sfxs] for l in range(l0, l0 + nl)]
+        first = per[0]
+        with torch.no_grad():
+            w_in = torch.cat([p[0] for p in first], 0).contiguous()       # [D*G*H, I]
+            b_in = torch.cat([p[2] for p in first], 0).contiguous()
+            whh = torch.stack([torch.stack([p[1] for p in lp]) for lp in per]).contiguous()
+            bhh = torch.stack([torch.stack([p[3] for p in lp]) for lp in per]).contiguous()
+            if nl > 1:   # unidirectional only
+                wih = torch.stack([lp[0][0] for lp in per[1:]]).contiguous()
+                bih = torch.stack([lp[0][2] for lp in per[1:]]).contiguous()
+            else:
+                wih, bih = whh, bhh       # unused
+        return w_in, b_in, wih, bih, whh, bhh
+
+
+# ---- the CUDA cluster engine (GPU fast path; the Triton kernel is the CPU path and fallback) ----
+
+_CLUSTER = {"module": None, "error": None, "plans": {}}
+_CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, "
+                 "int64_t wih, int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0, "
+                 "int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B, "
+                 "int64_t H, int64_t NL, int64_t D, int64_t lstm, int64_t cl, int64_t stream, "
+                 "int64_t query);")
+
+
+def _cluster_source():
+    source = globals().get("RNN_CLUSTER_CU")
+    if source is None:   # running from library/rnn_src: the file beside this one
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "rnn_cluster.cu"), encoding="utf-8") as handle:
+            source = handle.read()
+    return source
+
+
+def _cluster_module():
+    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed)."""
+    if _CLUSTER["module"] is None and _CLUSTER["error"] is None:
+        try:
+            if torch.cuda.get_device_capability()[0] < 9:
+                raise RuntimeError("thread block clusters need compute capability 9.0")
+            import hashlib
+            from torch.utils.cpp_extension import load_inline
+            source = _cluster_source()
+            digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+            _CLUSTER["module"] = load_inline(
+                name=f"kforge_rnn_cluster_{digest}", cpp_sources=_CLUSTER_DECL,
+                cuda_sources=source, functions=["rnn_cluster_run"],
+                extra_cuda_cflags=["-O3"], verbose=False)
+        except Exception as error:  # the Triton kernel takes over
+            _CLUSTER["error"] = f"{type(error).__name__}: {error}"
+    return _CLUSTER["module"]
+
+
+def _cluster_call(module, query, T, B, H, nl, D, lstm, cl, tensors=None, strides=(0, 0, 0)):
+    ptrs = [0] * 11 if tensors is None else [t.data_ptr() for t in tensors]
+    stream = torch.cuda.current_stream().cuda_stream
+    return module.rnn_cluster_run(*ptrs[:1], *strides, *ptrs[1:], T, B, H, nl, D, int(lstm), cl,
+                                  stream, int(query))
+
+
+def _cluster_plan(L, D, B, H, lstm):
+    """(cluster size, layers per launch), or None when the cluster kernel cannot run this shape.
+    A unidirectional wavefront needs all its clusters resident at once (they wait on each other)."""
+    engine = RNN_CONFIG["engine"]
+    if engine == "triton" or _interpreting() or not torch.cuda.is_available():
+        return None
+    key = (L, D, B, H, lstm)
+    if key not in _CLUSTER["plans"]:
+        module = _cluster_module()
+        plan = None
+        for cl in RNN_CONFIG["cluster_sizes"]:
+            if module is None:
+                break
+            nl = L if D == 1 else 1
+            fit = _cluster_call(module, True, 1, B, H, nl, D, lstm, cl)
+            if D == 1 and 0 < fit < nl:
+                nl = max(fit, 1)
+                fit = _cluster_call(module, True, 1, B, H, nl, D, lstm, cl)
+            if fit >= (nl if D == 1 else 1):
+                plan = (cl, nl)
+                break
+        _CLUSTER["plans"][key] = plan
+    return _CLUSTER["plans"][key]
+
+
+def rnn_forward(rnn, packed, x, h0, c0, lstm):
+    """Runs `rnn` (an nn.GRU/nn.LSTM holding the parameters, never called) on x.
+    Returns (output in the module's layout, h_n, c_n or None)."""
+    H = rnn.hidden_size
+    L = rnn.num_layers
+    D = 2 if rnn.bidirectional else 1
+    G = 4 if lstm else 3
+    device = x.device
+    x = x.contiguous().float()
+    if rnn.batch_first:
+        B, T = x.shape[0], x.shape[1]
+    else:
+        T, B = x.shape[0], x.shape[1]
+    plan = _cluster_plan(L, D, B, H, lstm) if device.type == "cuda" else None
+    if plan is not None:
+        per_launch = plan[1]
+    elif D == 1:   # layers per launch: the whole unidirectional stack as one wavefront if it fits
+        per_launch = min(L, _sm_count(device) if not _interpreting() else L)
+    else:
+        per_launch = 1
+    chunks = [(l0, min(per_launch, L - l0)) for l0 in range(0, L, per_launch)]
+    launches = packed.get(rnn, lstm, chunks)
+
+    h0 = h0.contiguous().float()
+    c0 = c0.contiguous().float() if lstm else h0
+    hn = torch.empty(L * D, B, H, device=device, dtype=torch.float32)
+    cn = torch.empty(L * D, B, H, device=device, dtype=torch.float32) if lstm else hn
+    inp, inp_batch_first = x, rnn.batch_first
+    for (l0, nl), (w_in, b_in, wih, bih, whh, bhh) in zip(chunks, launches):
+        i_size = inp.shape[-1]
+        gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
+        row = D * G * H
+        st, sb = (row, T * row) if inp_batch_first else (B * row, row)
+        seq = torch.empty(nl, T, B, D * H, device=device, dtype=torch.float32)
+        cnt = torch.zeros(nl * D, device=device, dtype=torch.int32)
+        s0, s1 = l0 * D, (l0 + nl) * D
+        if plan is not None:
+            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, lstm, plan[0],
+                                [gx, wih, bih, whh, bhh, h0[s0:s1], c0[s0:s1], seq, hn[s0:s1],
+                                 cn[s0:s1], cnt], (G * H, st, sb))
+            if err != 0:
+                raise RuntimeError(f"rnn cluster kernel launch failed: cudaError {err}")
+        else:
+            hsb, p, bb, use_dot = _plan(H, B, nl * D, device)
+            kernel = rnn_layers_kernel[(nl * D * p,)](
+                gx, G * H, st, sb, wih, bih, whh, bhh,
+                h0[s0:s1], c0[s0:s1], seq, hn[s0:s1], cn[s0:s1], cnt,
+                T, B, H,
+                NL=nl, D=D, P=p, LSTM=lstm, BB=bb, HSB=hsb,
+                KB=triton.next_power_of_2(H), USE_DOT=use_dot, PREC=RNN_CONFIG["prec"],
+                num_warps=RNN_CONFIG["num_warps"])
+            LAST_KERNEL[:] = [kernel]
+        inp, inp_batch_first = seq[nl - 1], False
+    out = inp                                                             # [T, B, D*H]
+    if rnn.batch_first:
+        out = out.transpose(0, 1)
+    return out, hn, (cn if lstm else None)
