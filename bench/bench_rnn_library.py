@@ -37,16 +37,18 @@ ENTRIES = {
     40: ("40_GRUHidden", "gru_hn"), 41: ("41_GRUBidirectional", "gru_bi_out"),
     42: ("42_GRUBidirectionalHidden", "gru_bi_hn"),
 }
-# two shapes besides the task's: odd batch, hidden not a power of two, fewer layers
+# shapes besides the task's: odd batch, hidden not a power of two, other layer counts; the
+# last is outside the cluster kernel's range (batch > 16, hidden 320) and checks the fallback
 OTHER_SHAPES_CPU = [
     {"batch_size": 3, "seq": 5, "input_size": 7, "hidden_size": 12, "num_layers": 3},
     {"batch_size": 1, "seq": 4, "input_size": 16, "hidden_size": 16, "num_layers": 2},
 ]
 OTHER_SHAPES = [
     {"batch_size": 3, "seq": 37, "input_size": 40, "hidden_size": 96, "num_layers": 3},
-    {"batch_size": 17, "seq": 64, "input_size": 64, "hidden_size": 320, "num_layers": 2},
+    {"batch_size": 16, "seq": 64, "input_size": 64, "hidden_size": 128, "num_layers": 2},
+    {"batch_size": 17, "seq": 20, "input_size": 24, "hidden_size": 320, "num_layers": 2},
 ]
-# slice widths tried by --sweep (units of hidden per program; dot = tl.dot, else a reduction)
+# engines and slice widths tried by --sweep (units of hidden per program; dot = tl.dot, else a reduction)
 SWEEP_UNI = [{"engine": "cluster", "cluster_sizes": (8,)},
              {"engine": "triton"},
              {"engine": "triton", "hsb": 16, "use_dot": False}]

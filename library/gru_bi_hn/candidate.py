@@ -449,6 +449,8 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kRowsPerLane = 3;  // rows per matrix <= 96 (G * HS)
+constexpr int kXRegs = 12;       // layer input prefetched in registers: B * H <= 12 * 256 covers
+                                 // batch 12 at H 256; the rest is loaded after the matvec
 
 struct Params {
   const float* gx;                 // input gates of the launch's first layer (+ b_ih)
@@ -475,7 +477,7 @@ __device__ __forceinline__ int load_acquire(const int* p) {
 }
 
 // Partial sums of one matrix slice: rows [0, R32) of `w` (row stride HP) times src[b][k]
-// (row stride HP) over this warp's k-chunk, written to part[warp][row][b].
+// (row stride HP) over this warp's k-chunk, written to part[warp][b][row].
 template <int NB>
 __device__ __forceinline__ void partial(const float* w, const float* src, float* part,
                                         int rows, int R32, int k_begin, int k_end, int HP,
@@ -509,7 +511,7 @@ __device__ __forceinline__ void partial(const float* w, const float* src, float*
     if (i < nr) {
       const int r = lane + 32 * i;
 #pragma unroll
-      for (int b = 0; b < NB; ++b) part[(warp * R32 + r) * NB + b] = acc[i][b];
+      for (int b = 0; b < NB; ++b) part[(warp * NB + b) * R32 + r] = acc[i][b];
     }
   }
   (void)rows;
@@ -535,9 +537,9 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
   float* w = reinterpret_cast<float*>(smem4);        // [nmat*R32][HP]
   float* hbuf = w + nmat * R32 * HP;                  // [2][NB][HP]
   float* xbuf = hbuf + 2 * NB * HP;                   // [NB][HP]
-  float* part = xbuf + NB * HP;                       // [nmat][kWarps][R32][NB]
-  float* gxs = part + nmat * kWarps * R32 * NB;       // [G][HS][NB] this step's input gates
-  float* cbuf = gxs + G * HS * NB;                    // [HS][NB] LSTM cell state
+  float* part = xbuf + NB * HP;                       // [nmat][kWarps][NB][R32]
+  float* gxs = part + nmat * kWarps * R32 * NB;       // [NB][G*HS] this step's input gates
+  float* cbuf = gxs + G * HS * NB;                    // [NB][HS] LSTM cell state
   float* bias = cbuf + HS * NB;                       // [2][G*HS]: b_hh, b_ih
 
   // weights: row r = g*HS + u of each matrix; rows past the owned units and padding are zero
@@ -565,8 +567,8 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
   for (int idx = tid; idx < p.B * H; idx += kThreads) hbuf[(idx / H) * HP + idx % H] = h0[idx];
   if (G == 4) {
     for (int idx = tid; idx < hs * NB; idx += kThreads) {
-      const int u = idx / NB, b = idx % NB;
-      cbuf[idx] = b < p.B ? p.c0[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] : 0.f;
+      const int b = idx / hs, u = idx % hs;
+      cbuf[b * HS + u] = b < p.B ? p.c0[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] : 0.f;
     }
   }
   cluster.sync();  // every CTA started and initialised before anyone writes into its memory
@@ -577,22 +579,36 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
   for (int t = 0; t < T; ++t) {
     const int tt = dir ? T - 1 - t : t;
     if (!in_kernel) {  // stage this step's input gates (consumed after the matvec)
-      for (int idx = tid; idx < G * hs * NB; idx += kThreads) {
-        const int g = idx / (hs * NB), rem = idx % (hs * NB), u = rem / NB, b = rem % NB;
-        gxs[(g * HS + u) * NB + b] =
-            b < p.B ? __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u) : 0.f;
+      for (int idx = tid; idx < G * hs * p.B; idx += kThreads) {
+        const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
+        gxs[b * G * HS + g * HS + u] = __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u);
       }
     }
-    const float* hcur = hbuf + cur * NB * HP;
-    partial<NB>(w, hcur, part, G * HS, R32, k_begin, k_end, HP, lane, warp);
+    // in-kernel layers: wait for layer-1's h[tt], then issue its loads before the recurrent
+    // matvec so their latency hides behind it
+    float xr[kXRegs];
+    const float* x = p.seq + (static_cast<size_t>(max(layer - 1, 0)) * T + tt) * p.B * DH;
     if (in_kernel) {
       if (tid == 0) {
         while (load_acquire(p.flags + grp - 1) < t + 1) {
         }
       }
       __syncthreads();
-      const float* x = p.seq + (static_cast<size_t>(layer - 1) * T + tt) * p.B * DH;
-      for (int idx = tid; idx < p.B * H; idx += kThreads)
+#pragma unroll
+      for (int i = 0; i < kXRegs; ++i) {
+        const int idx = tid + i * kThreads;
+        xr[i] = idx < p.B * H ? __ldcg(x + idx) : 0.f;
+      }
+    }
+    const float* hcur = hbuf + cur * NB * HP;
+    partial<NB>(w, hcur, part, G * HS, R32, k_begin, k_end, HP, lane, warp);
+    if (in_kernel) {
+#pragma unroll
+      for (int i = 0; i < kXRegs; ++i) {
+        const int idx = tid + i * kThreads;
+        if (idx < p.B * H) xbuf[(idx / H) * HP + idx % H] = xr[i];
+      }
+      for (int idx = tid + kXRegs * kThreads; idx < p.B * H; idx += kThreads)
         xbuf[(idx / H) * HP + idx % H] = __ldcg(x + idx);
       __syncthreads();
       partial<NB>(w + R32 * HP, xbuf, part + kWarps * R32 * NB, G * HS, R32, k_begin, k_end, HP,
@@ -602,22 +618,22 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
 
     float* hnext_local = hbuf + (cur ^ 1) * NB * HP;
     for (int idx = tid; idx < hs * p.B; idx += kThreads) {
-      const int u = idx / p.B, b = idx % p.B;
+      const int b = idx / hs, u = idx % hs;  // u fastest: a warp's stores are contiguous
       float gh[G], gi[G];
 #pragma unroll
       for (int g = 0; g < G; ++g) {
         const int r = g * HS + u;
         float s = bias[r];
 #pragma unroll
-        for (int q = 0; q < kWarps; ++q) s += part[(q * R32 + r) * NB + b];
+        for (int q = 0; q < kWarps; ++q) s += part[(q * NB + b) * R32 + r];
         gh[g] = s;
         if (in_kernel) {
           float si = bias[G * HS + r];
 #pragma unroll
-          for (int q = 0; q < kWarps; ++q) si += part[((kWarps + q) * R32 + r) * NB + b];
+          for (int q = 0; q < kWarps; ++q) si += part[((kWarps + q) * NB + b) * R32 + r];
           gi[g] = si;
         } else {
-          gi[g] = gxs[r * NB + b];
+          gi[g] = gxs[b * G * HS + r];
         }
       }
       float h;
@@ -627,9 +643,9 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
         const float n = tanhf(gi[2] + rg * gh[2]);
         h = (1.f - z) * n + z * hcur[b * HP + j0 + u];
       } else {
-        float c = cbuf[u * NB + b];
+        float c = cbuf[b * HS + u];
         c = sigm(gi[1] + gh[1]) * c + sigm(gi[0] + gh[0]) * tanhf(gi[2] + gh[2]);
-        cbuf[u * NB + b] = c;
+        cbuf[b * HS + u] = c;
         h = sigm(gi[G - 1] + gh[G - 1]) * tanhf(c);
         if (t == T - 1) p.cn[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] = c;
       }
@@ -637,14 +653,11 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
       if (t == T - 1) p.hn[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] = h;
       for (int q = 0; q < CL; ++q) cluster.map_shared_rank(hnext_local, q)[b * HP + j0 + u] = h;
     }
-    if (publish) {  // this CTA's stores of h[t] visible GPU-wide before the step counter moves
-      __syncthreads();
-      if (tid == 0) __threadfence();
-    }
     cluster.sync();  // h[t] complete in every CTA; part/gxs/xbuf free for the next step
     if (publish && rank == 0 && tid == 0) {
-      __threadfence();
-      atomicAdd(p.flags + grp, 1);
+      // release at GPU scope is cumulative: the cluster's stores of h[t], ordered before this
+      // thread by the barrier, are visible before the counter moves
+      asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(p.flags + grp) : "memory");
     }
     cur ^= 1;
   }
