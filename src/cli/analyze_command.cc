@@ -1,13 +1,71 @@
+// `kforge analyze C.py [--task T.py] [--runtime] [--json]`: what a candidate really does, printed
+// like compiler diagnostics (src/analysis). Exit 1 when any diagnostic is an error.
+
 #include <fmt/core.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "analysis/analysis.h"
+#include "analysis/diagnostic_format.h"
 #include "cli/commands.h"
+#include "cli/pool_config.h"
 
 namespace kforge::cli {
 
-// Placeholder until its owner lands it.
-int run_analyze_command(const Options&) {
-  fmt::print(stderr, "kforge analyze: not built yet\n");
-  return kExitEnvironment;
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+int run_analyze_command(const Options& options) {
+  auto give_up = [&](int code, const util::Error& error) {
+    fmt::print(stderr, "kforge analyze: {}\n", error.message);
+    return code;
+  };
+  if (options.path.empty())
+    return give_up(kExitUsage, util::Error{"failed to analyze: no candidate file given"});
+  if (auto ok = check_input_file("candidate", options.path); !ok)
+    return give_up(kExitUsage, ok.error());
+  analysis::AnalyzeOptions analyze;
+  if (!options.task.empty()) {
+    if (auto ok = check_input_file("task", options.task); !ok)
+      return give_up(kExitUsage, ok.error());
+    analyze.task = options.task;
+  }
+  auto device = parse_device(options.device);
+  if (!device) return give_up(kExitUsage, device.error());
+  analyze.device = *device;
+  analyze.runtime = options.runtime;
+  if (analyze.runtime && !analyze.task)
+    return give_up(kExitUsage, util::Error{"failed to analyze: --runtime needs --task (the "
+                                           "inputs to run the candidate on)"});
+  analyze.shrink = options.shrink;
+  analyze.timeout_s = options.timeout_s;
+
+  auto pool_options = make_pool_options(options, 1);
+  if (!pool_options) return give_up(kExitEnvironment, pool_options.error());
+  auto pool = eval::make_worker_pool(*pool_options);
+  auto report = analysis::analyze_candidate(*pool, options.path, analyze);
+  if (!report) {
+    bool environment = report.error().message.find("failed to start worker") != std::string::npos;
+    return give_up(environment ? kExitEnvironment : kExitUsage, report.error());
+  }
+  if (options.json) {
+    fmt::print("{}\n", analysis::report_to_json(*report));
+  } else {
+    std::string source = read_text(options.path);
+    for (const analysis::Diagnostic& diagnostic : report->diagnostics)
+      fmt::print("{}\n", analysis::format_diagnostic(diagnostic, source));
+    fmt::print("{}\n", analysis::format_summary(*report));
+  }
+  return report->has_errors() ? kExitFailed : kExitOk;
 }
 
 }  // namespace kforge::cli

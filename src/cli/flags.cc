@@ -41,6 +41,7 @@ const std::vector<Flag>& flag_table() {
     {"--no-l2-flush", &Options::no_l2_flush, "", "do not flush L2 before each trial", {"eval", "baseline", "run"}},
     {"--timeout", &Options::timeout_s, "KFORGE_TIMEOUT", "wall-clock limit per evaluation, seconds", {"eval", "baseline", "run", "analyze"}},
     {"--allow-pytorch-only", &Options::allow_pytorch_only, "", "accept candidates that launch no kernel of their own", {"eval", "run"}},
+    {"--runtime", &Options::runtime, "", "also run one forward: launches per forward, kernels and their time share", {"analyze"}},
     {"--gpus", &Options::gpus, "KFORGE_GPUS", "GPU indices, one worker each", {"eval", "baseline", "run"}},
     {"--launcher", &Options::launcher, "KFORGE_LAUNCHER", "command prefix to start workers (ssh host, srun ...)", {"eval", "baseline", "run", "analyze"}},
 

@@ -28,6 +28,7 @@ struct Options {
   bool no_l2_flush = false;
   double timeout_s = 300;
   bool allow_pytorch_only = false;
+  bool runtime = false;  // analyze: also measure one forward (launches, kernels)
   std::vector<int> gpus;
   std::string launcher;  // a command prefix such as "ssh host" or "srun --gres=gpu:1"
 
