@@ -201,17 +201,20 @@ def main():
     def selected(name):
         return args.only is None or any(name.startswith(prefix) for prefix in args.only)
 
-    def row(kind, name, expected, result, passed, note, started):
-        reasons = "; ".join(result.get("reasons") or []) or \
-            (result.get("error") or "").strip().split("\n")[-1]
+    def row(kind, name, expected, result, passed, note, started, wanted=""):
+        # Show the reason the case is about first, then the others.
+        lines = list(dict.fromkeys(result.get("reasons") or [])) or \
+            (result.get("error") or "").strip().split("\n")[:1]
+        lines.sort(key=lambda line: wanted.lower() not in line.lower() if wanted else 0)
+        reasons = "; ".join(lines)
         rows.append({"kind": kind, "case": name, "expected": expected,
                      "got": result.get("status"), "pass": passed, "note": note,
                      "reasons": reasons[:150], "seconds": round(time.monotonic() - started, 1)})
         mark = "pass" if passed else "FAIL"
-        print(f"{kind:7} {name:34} {expected:24} {result.get('status', '?'):14} {mark:5} "
+        print(f"{kind:7} {name:44} {expected:24} {result.get('status', '?'):14} {mark:5} "
               f"{note or reasons[:90]}", flush=True)
 
-    print(f"{'kind':7} {'case':34} {'expected':24} {'got':14} {'pass':5} reason / note")
+    print(f"{'kind':7} {"case":44} {'expected':24} {'got':14} {'pass':5} reason / note")
     try:
         for kind, folder in (("attack", "adversarial"), ("fault", "faults")):
             for case in load_manifest(folder):
@@ -221,7 +224,7 @@ def main():
                 if case.get("gpu") and args.device != "cuda":
                     rows.append({"kind": kind, "case": case["name"], "expected": expected,
                                  "got": "skipped", "pass": None, "note": "GPU only"})
-                    print(f"{kind:7} {case['name']:34} {expected:24} {'-':14} {'skip':5} "
+                    print(f"{kind:7} {case["name"]:44} {expected:24} {'-':14} {'skip':5} "
                           f"GPU only (--device cuda)", flush=True)
                     continue
                 started = time.monotonic()
@@ -238,7 +241,8 @@ def main():
                         passed, note = False, "the canary directory changed"
                     if listener.connections:
                         passed, note = False, "a connection reached the listener"
-                row(kind, case["name"], expected, result, passed, note, started)
+                row(kind, case["name"], expected, result, passed, note, started,
+                    case.get("reason", ""))
         if args.legit != "none":
             for name, task, candidate, fields in legit_cases(args.legit == "quick"):
                 if not selected(name):

@@ -138,19 +138,12 @@ def _resolve(dotted):
     return getattr(module, attribute, None) if module is not None else None
 
 
-def _entry(value):
-    """What must not change about a watched value: its identity and, for a function, its code."""
-    code = getattr(value, "__code__", None)
-    return (id(value), id(code) if code is not None else None), value
-
-
 class Snapshot:
     """Identity of every callable in the watched modules and classes and in the worker's own
-    modules, taken before the candidate is imported."""
+    modules, taken before the candidate is imported: per namespace, (name, object, its code)."""
 
     def __init__(self):
-        self.entries = {}   # "module.name" -> (identity key, the object itself: keeps it alive)
-        self.class_keys = {}  # class label -> set of its dict's keys
+        self.spaces = []  # (label, namespace object, [(name, value, code)], its keys or None)
         modules = [sys.modules.get(name) for name in _WATCHED_MODULES]
         modules += [module for name, module in sorted(sys.modules.items())
                     if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + ".")]
@@ -158,39 +151,35 @@ class Snapshot:
         for module in modules:
             if module is None:
                 continue
-            for name, value in list(vars(module).items()):
-                if callable(value) and not isinstance(value, types.ModuleType):
-                    self.entries[f"{module.__name__}.{name}"] = _entry(value)
-                    if isinstance(value, type) and module.__name__.startswith(_OWN_PACKAGE):
-                        classes.append((f"{module.__name__}.{name}", value))
+            items = [(name, value) for name, value in list(vars(module).items())
+                     if callable(value) and not isinstance(value, types.ModuleType)]
+            self._add(module.__name__, module, items, None)
+            if module.__name__.startswith(_OWN_PACKAGE):
+                classes += [(f"{module.__name__}.{name}", value) for name, value in items
+                            if isinstance(value, type)]
         for label, cls in classes:
             if isinstance(cls, type):
-                self.class_keys[label] = (cls, set(vars(cls)))
-                for name, value in list(vars(cls).items()):
-                    self.entries[f"{label}.{name}"] = _entry(value)
+                self._add(label, cls, list(vars(cls).items()), set(vars(cls)))
+
+    def _add(self, label, space, items, keys):
+        entries = [(name, value, getattr(value, "__code__", None)) for name, value in items]
+        self.spaces.append((label, space, entries, keys))
 
     def changes(self):
         """Lines naming every watched function replaced, deleted, or added to a watched class."""
-        current = {}
-        for label, (cls, keys) in self.class_keys.items():
-            for name, value in list(vars(cls).items()):
-                current[f"{label}.{name}"] = value
         reasons = []
-        for label, ((identity, code), _) in self.entries.items():
-            owner, _, name = label.rpartition(".")
-            if label in current:
-                value = current[label]
-            else:
-                module = sys.modules.get(owner)
-                value = vars(module).get(name, _MISSING) if module is not None else _MISSING
-            if value is _MISSING:
-                reasons.append(f"patched {label} (deleted)")
-            elif _entry(value)[0] != (identity, code):
-                reasons.append(f"patched {label}")
-        for label, (cls, keys) in self.class_keys.items():
-            for name in set(vars(cls)) - keys:
-                if not name.startswith("_abc_"):
-                    reasons.append(f"patched {label}.{name} (added)")
+        for label, space, entries, keys in self.spaces:
+            current = vars(space)
+            for name, value, code in entries:
+                now = current.get(name, _MISSING)
+                if now is _MISSING:
+                    reasons.append(f"patched {label}.{name} (deleted)")
+                elif now is not value or (code is not None and
+                                          getattr(now, "__code__", None) is not code):
+                    reasons.append(f"patched {label}.{name}")
+            if keys is not None and len(current) != len(keys):
+                reasons += [f"patched {label}.{name} (added)" for name in set(current) - keys
+                            if not name.startswith("_abc_")]
         return reasons
 
 
@@ -229,6 +218,7 @@ class Guard:
         self._profiled_own = False
         self._audit_seen = []
         self._threads = set(threading.enumerate())
+        self._held = []          # the previous guarded call's inputs, kept alive
 
     @property
     def violations(self):
@@ -309,6 +299,10 @@ class Guard:
             self._policy = self._record_reference(inputs)
         if self._policy is not None:
             self._add(self._policy.check(ops.names, modules.types))
+        # Hold these inputs until the next guarded call's inputs exist: the allocator cannot hand
+        # the next set the same addresses, so a result cached by address, or a CUDA graph replayed
+        # on the old pointers, reads the old values and fails the comparison.
+        self._held = list(inputs)
         return outputs
 
     def _record_reference(self, inputs):
