@@ -214,7 +214,7 @@ def main():
         print(f"{kind:7} {name:44} {expected:24} {result.get('status', '?'):14} {mark:5} "
               f"{note or reasons[:90]}", flush=True)
 
-    print(f"{'kind':7} {"case":44} {'expected':24} {'got':14} {'pass':5} reason / note")
+    print(f"{'kind':7} {'case':44} {'expected':24} {'got':14} {'pass':5} reason / note")
     try:
         for kind, folder in (("attack", "adversarial"), ("fault", "faults")):
             for case in load_manifest(folder):
@@ -224,7 +224,7 @@ def main():
                 if case.get("gpu") and args.device != "cuda":
                     rows.append({"kind": kind, "case": case["name"], "expected": expected,
                                  "got": "skipped", "pass": None, "note": "GPU only"})
-                    print(f"{kind:7} {case["name"]:44} {expected:24} {'-':14} {'skip':5} "
+                    print(f"{kind:7} {case['name']:44} {expected:24} {'-':14} {'skip':5} "
                           f"GPU only (--device cuda)", flush=True)
                     continue
                 started = time.monotonic()
