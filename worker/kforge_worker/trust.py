@@ -284,12 +284,12 @@ class Guard:
         cuda = any(isinstance(x, torch.Tensor) and x.is_cuda for x in inputs)
         stream = torch.cuda.current_stream() if cuda else None
         _streams_seen.clear()
-        ops, modules = OpRecorder(), ModuleRecorder()
-        with count_triton_launches() as launches, modules, ops:
+        ops, modules, native = OpRecorder(), ModuleRecorder(), _NativeCalls(cuda)
+        with count_triton_launches() as launches, native, modules, ops:
             outputs = model(*inputs)
         if cuda:
             self._check_streams(stream)
-        self._launches += launches.total
+        self._launches += launches.total + native.count()
         self._calls += 1
         self._check_snapshot()
         self._check_outputs(outputs, inputs)
@@ -376,6 +376,43 @@ class Guard:
         if event is not None and host is not None and host > 2 * event + HOST_TIME_SLACK_MS:
             self._add([f"host time {host:.3f} ms per forward vs {event:.3f} ms seen by the CUDA "
                        f"events: work outside the timed stream (side stream or thread)"])
+
+
+class _NativeCalls:
+    """On GPU, calls into native modules built at run time (CUDA C++ through load_inline or
+    cpp_extension.load, under the scratch dir or torch's extension root): a candidate's own
+    kernels that Triton's launch counter does not see. A profile hook, during guarded calls only."""
+
+    def __init__(self, active):
+        self.active = active
+        self.modules = set()
+        self.previous = None
+
+    def _hook(self, frame, event, arg):
+        if event == "c_call":
+            self.modules.add(getattr(arg, "__module__", None))
+
+    def __enter__(self):
+        if self.active:
+            self.previous = sys.getprofile()
+            sys.setprofile(self._hook)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            sys.setprofile(self.previous)
+        return False
+
+    def count(self):
+        roots = [root for root in (trust_audit.extension_root(), tempfile.gettempdir()) if root]
+        roots = [os.path.realpath(root) + os.sep for root in roots]
+        found = 0
+        for name in self.modules:
+            path = getattr(sys.modules.get(name) if isinstance(name, str) else None,
+                           "__file__", None) or ""
+            if path.endswith(".so") and os.path.realpath(path).startswith(tuple(roots)):
+                found += 1
+        return found
 
 
 def _span(tensor):

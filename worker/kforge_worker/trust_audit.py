@@ -73,14 +73,31 @@ def add_candidate(path, module_name):
 
 
 def _cache_dirs():
-    """Compiler caches the child legitimately writes: Triton's and Inductor's."""
-    dirs = [os.environ.get("TORCHINDUCTOR_CACHE_DIR"), os.environ.get("TRITON_CACHE_DIR")]
+    """Compiler caches the child legitimately writes: Triton's, Inductor's, and torch's
+    extension build root (load_inline / cpp_extension.load for CUDA C++ candidates)."""
+    return [d for d in (os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+                        os.environ.get("TRITON_CACHE_DIR"), *_triton_caches(),
+                        extension_root()) if d]
+
+
+def _triton_caches():
     try:
         from triton import knobs
-        dirs += [knobs.cache.dir, knobs.cache.dump_dir, knobs.cache.override_dir]
+        return [knobs.cache.dir, knobs.cache.dump_dir, knobs.cache.override_dir]
     except Exception:  # an older or absent Triton: nothing more to allow
-        pass
-    return [d for d in dirs if d]
+        return []
+
+
+def extension_root():
+    """Where torch.utils.cpp_extension builds (its _get_build_directory, without importing it)."""
+    root = os.environ.get("TORCH_EXTENSIONS_DIR")
+    if root:
+        return root
+    try:
+        import torch._appdirs
+        return os.path.realpath(torch._appdirs.user_cache_dir(appname="torch_extensions"))
+    except Exception:
+        return None
 
 
 # ---- the hook -------------------------------------------------------------------------------

@@ -326,3 +326,16 @@ def test_recording_the_reference_does_not_move_the_rng():
     state = torch.get_rng_state()
     guard.call_candidate(TritonDouble(), [x])
     assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_calls_into_a_runtime_built_extension_count_as_own_kernels(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    fake = types.ModuleType("kforge_fake_ext")
+    fake.__file__ = str(tmp_path / "kforge_fake_ext" / "kforge_fake_ext.so")
+    monkeypatch.setitem(sys.modules, "kforge_fake_ext", fake)
+    import math
+    with trust._NativeCalls(True) as calls:
+        math.sqrt(4.0)
+    assert "math" in calls.modules
+    calls.modules |= {"kforge_fake_ext"}
+    assert calls.count() == 1
