@@ -449,6 +449,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kRowsPerLane = 3;  // rows per matrix <= 96 (G * HS)
+constexpr int kGxRegs = 3;       // input gates prefetched in registers (G * HS * B <= 768)
 constexpr int kXRegs = 12;       // layer input prefetched in registers: B * H <= 12 * 256 covers
                                  // batch 12 at H 256; the rest is loaded after the matvec
 
@@ -469,6 +470,21 @@ struct Params {
 };
 
 __device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + expf(-x)); }
+
+// Release at GPU scope is cumulative: the cluster's stores, ordered before the calling thread by
+// the cluster barrier, are visible before the counter moves.
+__device__ __forceinline__ void release_add(int* p) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(p) : "memory");
+}
+
+// dst[b * dst_stride + u] = src[b * src_stride + u] for u < hs, b < B (u fastest: coalesced)
+__device__ __forceinline__ void store_slice(float* dst, const float* src, int hs, int B,
+                                            int dst_stride, int src_stride, int tid) {
+  for (int idx = tid; idx < hs * B; idx += kThreads) {
+    const int b = idx / hs, u = idx % hs;
+    dst[static_cast<size_t>(b) * dst_stride + u] = src[b * src_stride + u];
+  }
+}
 
 __device__ __forceinline__ int load_acquire(const int* p) {
   int v;
@@ -576,12 +592,23 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
   const int k_begin = warp * p.KC, k_end = min(H, k_begin + p.KC);
   const float* gxd = p.gx + dir * p.gx_sd;
   int cur = 0;
+  int seen = 0;  // thread 0: the last step count read from layer-1's counter
   for (int t = 0; t < T; ++t) {
     const int tt = dir ? T - 1 - t : t;
-    if (!in_kernel) {  // stage this step's input gates (consumed after the matvec)
-      for (int idx = tid; idx < G * hs * p.B; idx += kThreads) {
+    // h[t-1] to global memory early in the step, so the barrier at its end does not wait on it
+    if (t > 0) store_slice(p.seq + (static_cast<size_t>(layer) * T + (dir ? tt + 1 : tt - 1)) *
+                                       p.B * DH + dir * H + j0,
+                           hbuf + cur * NB * HP + j0, hs, p.B, DH, HP, tid);
+    // this step's input gates: loads issued now, stored to shared memory after the matvec
+    float gr[kGxRegs];
+    const int ngx = in_kernel ? 0 : G * hs * p.B;
+#pragma unroll
+    for (int i = 0; i < kGxRegs; ++i) {
+      const int idx = tid + i * kThreads;
+      gr[i] = 0.f;
+      if (idx < ngx) {
         const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
-        gxs[b * G * HS + g * HS + u] = __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u);
+        gr[i] = __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u);
       }
     }
     // in-kernel layers: wait for layer-1's h[tt], then issue its loads before the recurrent
@@ -589,9 +616,8 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
     float xr[kXRegs];
     const float* x = p.seq + (static_cast<size_t>(max(layer - 1, 0)) * T + tt) * p.B * DH;
     if (in_kernel) {
-      if (tid == 0) {
-        while (load_acquire(p.flags + grp - 1) < t + 1) {
-        }
+      if (tid == 0) {  // poll only when the last count seen does not cover step t
+        while (seen < t + 1) seen = load_acquire(p.flags + grp - 1);
       }
       __syncthreads();
 #pragma unroll
@@ -602,6 +628,18 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
     }
     const float* hcur = hbuf + cur * NB * HP;
     partial<NB>(w, hcur, part, G * HS, R32, k_begin, k_end, HP, lane, warp);
+#pragma unroll
+    for (int i = 0; i < kGxRegs; ++i) {
+      const int idx = tid + i * kThreads;
+      if (idx < ngx) {
+        const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
+        gxs[b * G * HS + g * HS + u] = gr[i];
+      }
+    }
+    for (int idx = tid + kGxRegs * kThreads; idx < ngx; idx += kThreads) {
+      const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
+      gxs[b * G * HS + g * HS + u] = __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u);
+    }
     if (in_kernel) {
 #pragma unroll
       for (int i = 0; i < kXRegs; ++i) {
@@ -647,19 +685,25 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
         c = sigm(gi[1] + gh[1]) * c + sigm(gi[0] + gh[0]) * tanhf(gi[2] + gh[2]);
         cbuf[b * HS + u] = c;
         h = sigm(gi[G - 1] + gh[G - 1]) * tanhf(c);
-        if (t == T - 1) p.cn[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] = c;
       }
-      p.seq[((static_cast<size_t>(layer) * T + tt) * p.B + b) * DH + dir * H + j0 + u] = h;
-      if (t == T - 1) p.hn[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] = h;
       for (int q = 0; q < CL; ++q) cluster.map_shared_rank(hnext_local, q)[b * HP + j0 + u] = h;
     }
     cluster.sync();  // h[t] complete in every CTA; part/gxs/xbuf free for the next step
-    if (publish && rank == 0 && tid == 0) {
-      // release at GPU scope is cumulative: the cluster's stores of h[t], ordered before this
-      // thread by the barrier, are visible before the counter moves
-      asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(p.flags + grp) : "memory");
-    }
+    // the counter says how many steps are in global memory: h[t-1] was stored this step
+    if (publish && t > 0 && rank == 0 && tid == 0) release_add(p.flags + grp);
     cur ^= 1;
+  }
+  // the last step's h, h_n and c_n
+  const int t_last = dir ? 0 : T - 1;
+  store_slice(p.seq + (static_cast<size_t>(layer) * T + t_last) * p.B * DH + dir * H + j0,
+              hbuf + cur * NB * HP + j0, hs, p.B, DH, HP, tid);
+  store_slice(p.hn + static_cast<size_t>(grp) * p.B * H + j0, hbuf + cur * NB * HP + j0, hs, p.B,
+              H, HP, tid);
+  if (G == 4)
+    store_slice(p.cn + static_cast<size_t>(grp) * p.B * H + j0, cbuf, hs, p.B, H, HS, tid);
+  if (publish) {
+    cluster.sync();
+    if (rank == 0 && tid == 0) release_add(p.flags + grp);
   }
 }
 
