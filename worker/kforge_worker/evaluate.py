@@ -412,7 +412,11 @@ def _evaluate_child(request, scratch):
     if request.get("device", "cuda") == "cpu":
         # Read by triton at @triton.jit decoration time, i.e. when the candidate is imported.
         os.environ["TRITON_INTERPRET"] = "1"
-    import torch  # noqa: F401  (already imported by the worker; CUDA initialises here)
+    import torch  # already imported by the worker; CUDA initialises in this child
+    if request.get("device", "cuda") == "cpu":
+        # CPU mode checks small shapes; OpenMP threads only spin against each other (and
+        # against other workers) there: 15x slower on a loaded 2-core machine.
+        torch.set_num_threads(1)
     from kforge_worker.hello import device_info, versions
     trust.child_setup(scratch)
     evaluation = Evaluation(request, scratch)

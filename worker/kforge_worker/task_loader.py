@@ -229,6 +229,7 @@ def inspect_child(request, scratch):
     import torch
     from kforge_worker.sandbox import RequestFailure, resolve
     task_path = request["task_path"]
+    torch.set_num_threads(1)  # one small forward: threads would only spin (see evaluate.py)
     try:
         task = load_task(task_path, request.get("shrink", False), request.get("overrides"),
                          resolve(request, "task_path"))
