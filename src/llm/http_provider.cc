@@ -169,6 +169,11 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
   SlotGuard slot(slots_);
   auto response = transport_->post(http);
   double latency = seconds_between(started, SteadyClock::now());
+  // A stream whose end was seen is complete even if the connection then drops (before the
+  // usage chunk or the final [DONE]).
+  bool stream_complete = stream && decoder->complete() && !stream_error;
+  if (!response && stream_complete && response.error().kind == TransportError::Kind::kConnection)
+    response = HttpResponse{200, {}, {}};
   if (!response) {
     const TransportError& error = response.error();
     switch (error.kind) {
@@ -261,6 +266,10 @@ util::Result<ChatReply> HttpProvider::chat(const ChatRequest& request) {
       std::string priced_model = config_.prices.find(config_.model) ? config_.model : reply.model;
       reply.cost_usd = config_.prices.cost(priced_model, reply.usage);
       if (reply.model.empty()) reply.model = config_.model;
+      if (reply.truncated)
+        spdlog::warn("{} reply for stage {} was cut off at the token limit (finish_reason {})",
+                     config_.name, request.stage.empty() ? "?" : request.stage,
+                     reply.finish_reason);
       return finish(std::move(reply));
     }
     const Failure& failure = result.error();

@@ -365,6 +365,19 @@ TEST(HttpProviderOpenAi, StreamCutOffBeforeTheEndIsRetried) {
             "before the reply was complete (12 characters received)");
 }
 
+TEST(HttpProviderOpenAi, StreamDroppedAfterItsFinishReasonIsKept) {
+  ModelServer server([](int, const SeenRequest&, httplib::Response& response) {
+    send_events(response, {chunk({{"content", "all here"}}), chunk({{"content", ""}}, "stop")},
+                /*complete=*/false);
+  });
+  Fixture fixture(openai_config(server));
+  auto reply = fixture.ask(true);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(reply->content, "all here");
+  EXPECT_EQ(reply->attempts, 1);
+  EXPECT_EQ(server.calls(), 1);
+}
+
 TEST(HttpProviderOpenAi, UnauthorizedFailsAtOnceNamingTheKeyVariableNeverTheKey) {
   ModelServer server([](int, const SeenRequest&, httplib::Response& response) {
     reply_json(response, 401,

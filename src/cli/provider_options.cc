@@ -1,0 +1,21 @@
+#include "cli/provider_options.h"
+
+namespace kforge::cli {
+
+llm::ConfigOverrides provider_overrides(const Options& options) {
+  llm::ConfigOverrides overrides;
+  overrides.config_path = options.config;
+  overrides.provider = options.provider;
+  overrides.model = options.model;
+  overrides.base_url = options.base_url;
+  if (options.no_stream) overrides.stream = false;
+  if (options.max_concurrent_requests != Options{}.max_concurrent_requests)
+    overrides.max_concurrent_requests = options.max_concurrent_requests;
+  return overrides;
+}
+
+util::Result<llm::ProviderConfig> load_provider_config(const Options& options) {
+  return llm::load_provider_config(provider_overrides(options));
+}
+
+}  // namespace kforge::cli
