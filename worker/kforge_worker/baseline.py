@@ -22,11 +22,12 @@ def _baseline_child(request, scratch):
         task = load_task(request["task_path"], request["shrink"], request["overrides"],
                          resolve(request, "task_path"))
         seed_all(SEED_BASE)
-        model = task.model_class(*task.init_inputs()).to("cuda").eval()
+        device = request["device"]  # "cuda" (handle() refuses anything else; tests fake it)
+        model = task.model_class(*task.init_inputs()).to(device).eval()
         sets = []
         for index in range(INPUT_SETS):
             seed_all(SEED_BASE + 200 + index)
-            sets.append(clone_values(task.inputs(), "cuda"))
+            sets.append(clone_values(task.inputs(), device))
     except LoadError as error:
         raise RequestFailure(str(error)) from None
     runners, errors = {}, {}

@@ -309,3 +309,33 @@ def test_timing_step_with_fake_cuda_events(monkeypatch, tmp_path):
                                             / result["timing"]["candidate"]["median_ms"])
     assert result["speedup_vs_best_baseline"] == pytest.approx(result["score"])
     assert result["timed_s"] > 0 and checkpoints == [1]
+
+
+def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
+    # As above: the baseline step's logic on the CPU; the CUDA graph capture fails here (no
+    # CUDA) and must come back as null with its reason, not as an error.
+    import time
+    from conftest import REPO
+    from kforge_worker import baseline, timing
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False):
+            self.at = None
+
+        def record(self):
+            self.at = time.perf_counter()
+
+        def elapsed_time(self, end):
+            return (end.at - self.at) * 1e3
+
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(1024))
+    request = {"task_path": "tasks/gelu.py", "device": "cpu", "shrink": True, "trials": 3,
+               "warmup": 1, "baselines": ["eager", "cuda_graph"], "_cwd": REPO}
+    result = baseline._baseline_child(request, str(tmp_path))
+    assert result["eager"]["trials"] == 3
+    assert result["cuda_graph"] is None and result["compile"] is None
+    assert result["errors"]["cuda_graph"].startswith("CUDA graph capture failed: ")
+    assert result["shapes"] == {"batch_size": 2, "dim": 20}
