@@ -185,6 +185,8 @@ def _program(path):
 
 def _check_program(path):
     names = _program(path)
+    if not _outside(names[2]):  # a program the child could have written itself
+        return f"tried to run a program from a writable directory: {os.fsdecode(path)}"
     triton_dir = _triton_dir()
     if any(_ALLOWED_PROGRAM.match(name) for name in names[:2]):
         return None
@@ -319,6 +321,9 @@ _HANDLERS = {
     "sys.settrace": _when_candidate("installed a trace function (sys.settrace)"),
     "sys.setprofile": _when_candidate("installed a profile function (sys.setprofile)"),
     "sys._current_frames": _when_candidate("inspected other threads' frames"),
+    "sys.addaudithook": _when_candidate("installed an audit hook"),
+    "resource.setrlimit": _when_candidate("changed its resource limits"),
+    "resource.prlimit": _when_candidate("changed its resource limits"),
     "sys._getframe": _frame_access,
     "object.__getattr__": _getattr,
     "object.__setattr__": _setattr,

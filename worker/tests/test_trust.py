@@ -258,8 +258,14 @@ with open(os.path.join(scratch, "cand.py"), "w") as handle:
                  "def objects(): return len(gc.get_objects())\n"
                  "def frames(): return inspect.currentframe().f_back\n"
                  "def timer(): time.perf_counter = lambda: 0.0\n"
-                 "def code(): torch.nn.functional.softmax.__code__ = (lambda *a: 0).__code__\n")
-import cand
+                 "def code(): torch.nn.functional.softmax.__code__ = (lambda *a: 0).__code__\n"
+                 "def limits():\n"
+                 "    import resource\n"
+                 "    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n")
+import cand, shutil
+planted = os.path.join(scratch, "gcc")  # /bin/true under a compiler's name, in a writable dir
+shutil.copy("/bin/true", planted)
+os.chmod(planted, 0o755)
 results = {}
 attempts = {
     "fork": lambda: os.fork(),
@@ -273,6 +279,8 @@ attempts = {
     "gc_by_the_harness": lambda: len(gc.get_objects()),
     "frames_by_the_harness": lambda: sys._getframe(0),
     "compiler": lambda: subprocess.run(["gcc", "--version"], stdout=subprocess.DEVNULL),
+    "planted_compiler": lambda: subprocess.run([planted]),
+    "raise_limits": lambda: cand.limits(),
 }
 for name, attempt in attempts.items():
     try:
@@ -298,7 +306,8 @@ def test_audit_policy_in_a_child(tmp_path):
     report = json.loads(run.stdout.strip().splitlines()[-1])
     results = report["results"]
     for name in ("fork", "shell", "system", "connect", "write_outside", "remove_outside",
-                 "kill_parent", "gc", "frames", "timer", "code"):
+                 "kill_parent", "gc", "frames", "timer", "code", "planted_compiler",
+                 "raise_limits"):
         assert results[name] == "refused", (name, results)
     assert results["gc_by_the_harness"] == "allowed"
     assert results["frames_by_the_harness"] == "allowed"
@@ -310,7 +319,8 @@ def test_audit_policy_in_a_child(tmp_path):
     for text in ("tried to fork", "tried to run a program: sh", "network",
                  "outside its scratch directory", "signal another process", "gc.get_objects",
                  "caller's frames", "patched time.perf_counter",
-                 "patched torch.nn.functional.softmax.__code__"):
+                 "patched torch.nn.functional.softmax.__code__", "from a writable directory",
+                 "changed its resource limits"):
         assert text in violations, (text, violations)
 
 
