@@ -256,6 +256,11 @@ class Guard:
         self._reference_cls = reference_cls
         trust_audit.add_candidate(getattr(module, "__file__", None), module.__name__)
         self._check_snapshot()
+        for name, value in vars(module).items():
+            owner = value.__name__ if isinstance(value, types.ModuleType) else \
+                getattr(value, "__module__", None)
+            if isinstance(owner, str) and owner.split(".")[0] == _OWN_PACKAGE:
+                self._add([f"imports the worker's own code ({name} from {owner})"])
         model_new = getattr(module, "ModelNew", None)
         if isinstance(model_new, type) and any(
                 cls is reference_cls or cls.__name__ == reference_cls.__name__

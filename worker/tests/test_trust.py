@@ -349,3 +349,13 @@ def test_calls_into_a_runtime_built_extension_count_as_own_kernels(tmp_path, mon
     assert "math" in calls.modules
     calls.modules |= {"kforge_fake_ext"}
     assert calls.count() == 1
+
+
+def test_a_candidate_holding_the_workers_modules_is_named():
+    import kforge_worker.correctness
+    guard = trust.Guard(None, {})
+    guard.before_candidate_import()
+    module = types.ModuleType("fake_candidate")
+    module.helper = kforge_worker.correctness
+    guard.after_candidate_import(module, Double)
+    assert any("imports the worker's own code" in v for v in guard.violations)
