@@ -210,7 +210,8 @@ def _sm_count(device):
 # Tunables (None = automatic): use_dot = tl.dot (needs tiles >= 16) instead of a broadcast
 # reduction; hsb = hidden units per program; prec = tl.dot's input_precision ("ieee" is exact
 # fp32; "tf32x3" emulates fp32 on tensor cores with three TF32 products).
-# engine: "auto" (the CUDA cluster kernel where it fits, else Triton), "triton" or "cluster".
+# engine: "auto" (the CUDA cluster kernel for unidirectional stacks where it fits, else Triton),
+# "triton" or "cluster".
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "cluster_sizes": (16, 8)}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
@@ -342,6 +343,10 @@ def _cluster_plan(L, D, B, H, lstm):
     A unidirectional wavefront needs all its clusters resident at once (they wait on each other)."""
     engine = RNN_CONFIG["engine"]
     if engine == "triton" or _interpreting() or not torch.cuda.is_available():
+        return None
+    if engine == "auto" and D == 2:
+        # measured on H100 (docs/bench/rnn_library.md): for bidirectional stacks the Triton
+        # kernel (global step counters, 128 programs) beats this cluster kernel (11.7 vs 16.6 ms)
         return None
     key = (L, D, B, H, lstm)
     if key not in _CLUSTER["plans"]:

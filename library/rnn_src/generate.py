@@ -118,12 +118,16 @@ def meta(entry, old):
         "name": name,
         "source": "candidate.py",
         "language": "cuda+triton",
-        "description": (f"{'bidirectional ' if bi else ''}{family.upper()} stack: a persistent "
-                        f"CUDA kernel, one thread-block cluster per layer"
-                        f"{' and direction' if bi else ''}, h exchanged through distributed "
-                        f"shared memory"
-                        + (", one launch per layer" if bi else ", all layers as one wavefront")
-                        + "; Triton kernel on CPU and where the cluster kernel does not fit"),
+        "description": (
+            f"bidirectional {family.upper()} stack: a persistent Triton kernel per layer, both "
+            f"directions side by side, hidden units split over 64 programs per direction that "
+            f"share h[t] through global memory and per-direction step counters; the CUDA cluster "
+            f"kernel is available (RNN_CONFIG engine 'cluster') but measured slower here"
+            if bi else
+            f"{family.upper()} stack: a persistent CUDA kernel, one thread-block cluster of 16 "
+            f"CTAs per layer, h[t] exchanged through distributed shared memory, all layers as one "
+            f"wavefront launch; the Triton kernel on CPU and where the cluster kernel does not "
+            f"fit"),
         "tasks": [task],
         "signature": {"type": family, "bidirectional": bi, "returns": returns,
                       "batch_first": batch_first, "has_fc": has_fc},
