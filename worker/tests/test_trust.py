@@ -62,7 +62,7 @@ def guarded(reference, candidate, inputs, **options):
     """Guard one call of `candidate` as the harness does; returns (outputs, violations)."""
     guard = trust.Guard(None, options)
     guard.before_candidate_import()
-    guard.after_candidate_import(sys.modules[__name__], type(reference))
+    guard.after_candidate_import(types.ModuleType("candidate"), type(reference))
     guard.check_model(candidate, reference)
     outputs = guard.call_candidate(candidate, inputs)
     return outputs, guard.violations
@@ -330,7 +330,7 @@ def test_recording_the_reference_does_not_move_the_rng():
             return x + torch.randn_like(x)
     guard = trust.Guard(None, {})
     guard.before_candidate_import()
-    guard.after_candidate_import(sys.modules[__name__], Noisy)
+    guard.after_candidate_import(types.ModuleType("candidate"), Noisy)
     guard.check_model(TritonDouble(), Noisy())
     x = torch.randn(8)
     state = torch.get_rng_state()
