@@ -412,6 +412,8 @@ def _evaluate_child(request, scratch):
     if request.get("device", "cuda") == "cpu":
         # Read by triton at @triton.jit decoration time, i.e. when the candidate is imported.
         os.environ["TRITON_INTERPRET"] = "1"
+        from kforge_worker import interpreter_compat
+        interpreter_compat.install()
     import torch  # already imported by the worker; CUDA initialises in this child
     if request.get("device", "cuda") == "cpu":
         # CPU mode checks small shapes; OpenMP threads only spin against each other (and

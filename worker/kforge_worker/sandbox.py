@@ -101,9 +101,13 @@ def _drain(fd, output, over_limit):
                 over_limit.set()
 
 
-def _read_all(fd, sink):
+def _read_result(fd, sink):
+    """The result is framed (8-byte length, then JSON) so that it is complete without waiting
+    for EOF, which a grandchild holding the pipe open would delay forever."""
     with os.fdopen(fd, "rb") as stream:
-        sink.append(stream.read())
+        header = stream.read(8)
+        if len(header) == 8:
+            sink.append(stream.read(int.from_bytes(header, "little")))
 
 
 def _rss_bytes(pid):
@@ -164,7 +168,7 @@ def _child(fn, request, scratch, result_w, output_w, keep_fds, cpu_only):
         from kforge_worker.protocol import encode
         data = encode(reply).encode("utf-8")
         with os.fdopen(result_w, "wb") as stream:
-            stream.write(data)
+            stream.write(len(data).to_bytes(8, "little") + data)
         status = 0
     finally:
         # Skip interpreter and CUDA teardown: a poisoned context can hang it.
@@ -193,7 +197,7 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
     over_limit = threading.Event()
     result_chunks = []
     drainer = threading.Thread(target=_drain, args=(output_r, output, over_limit), daemon=True)
-    reader = threading.Thread(target=_read_all, args=(result_r, result_chunks), daemon=True)
+    reader = threading.Thread(target=_read_result, args=(result_r, result_chunks), daemon=True)
     drainer.start()
     reader.start()
     outcome = None
@@ -220,8 +224,10 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
                 break
             time.sleep(POLL_S)
         _kill_group(pid)  # grandchildren left in the group
-        reader.join(timeout=10)
-        drainer.join(timeout=10)
+        # The child is gone: what it wrote is in the pipes already. Only an escaped grandchild
+        # still holding them open could delay EOF, so the wait is short.
+        reader.join(timeout=2)
+        drainer.join(timeout=2)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     wall_s = time.monotonic() - started

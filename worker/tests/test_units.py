@@ -339,3 +339,26 @@ def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
     assert result["cuda_graph"] is None and result["compile"] is None
     assert result["errors"]["cuda_graph"].startswith("CUDA graph capture failed: ")
     assert result["shapes"] == {"batch_size": 2, "dim": 20}
+
+
+def _leave_a_grandchild(request, scratch):
+    import time
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()  # out of the child's process group: not killed with it
+        time.sleep(30)
+        os._exit(0)
+    return {"grandchild": pid}
+
+
+def test_sandbox_result_does_not_wait_for_a_grandchild_holding_the_pipes():
+    import signal
+    import time
+    started = time.monotonic()
+    outcome = sandbox.run_request(_leave_a_grandchild, {"op": "test"}, timeout_s=60)
+    try:
+        assert outcome.status == "done"
+        assert time.monotonic() - started < 8  # the result is framed, no wait for EOF
+    finally:
+        if outcome.result:
+            os.kill(outcome.result["grandchild"], signal.SIGKILL)
