@@ -1,0 +1,95 @@
+"""The RNN library kernels (library/*/ with a gru/lstm signature) on the CPU: each candidate runs its
+Triton kernel under TRITON_INTERPRET=1 (one program per layer and direction) at tiny shapes and
+must match the task's own Model; the generated files must match their sources; meta.json must
+describe what the candidate serves."""
+
+import glob
+import importlib.util
+import json
+import os
+import sys
+
+import pytest
+import torch
+
+from kforge_worker.evaluate import clone_values, seed_all
+from kforge_worker.task_loader import load_candidate, load_task
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LIBRARY = os.path.join(REPO, "library")
+
+
+def rnn_entries():
+    entries = []
+    for meta_path in sorted(glob.glob(os.path.join(LIBRARY, "*", "meta.json"))):
+        with open(meta_path, encoding="utf-8") as handle:
+            meta = json.load(handle)
+        if meta.get("signature", {}).get("type") in ("gru", "lstm"):
+            entries.append((os.path.basename(os.path.dirname(meta_path)), meta))
+    return entries
+
+
+ENTRIES = rnn_entries()
+# odd batch, hidden not a power of two, input != hidden: the masked paths
+SMALL = {"batch_size": 3, "seq_len": 5, "sequence_length": 5, "input_size": 7,
+         "hidden_size": 12, "num_layers": 2}
+
+
+def test_every_rnn_task_has_an_entry():
+    served = {task for _, meta in ENTRIES for task in meta["tasks"]}
+    assert served == {"35_LSTM", "36_LSTMHn", "37_LSTMCn", "38_LSTMBidirectional", "39_GRU",
+                      "40_GRUHidden", "41_GRUBidirectional", "42_GRUBidirectionalHidden"}
+
+
+@pytest.mark.parametrize("name,meta", ENTRIES, ids=[name for name, _ in ENTRIES])
+def test_candidate_matches_task_on_cpu(name, meta):
+    task_name = meta["tasks"][0]
+    task = load_task(os.path.join(REPO, "tasks", f"{task_name}.py"))
+    task.apply({key: value for key, value in SMALL.items() if key in task.constants})
+    _, model_new = load_candidate(os.path.join(LIBRARY, name, meta["source"]), name)
+    seed_all(3)
+    init_inputs = task.init_inputs()
+    seed_all(3)
+    reference = task.model_class(*clone_values(init_inputs)).eval()
+    seed_all(3)
+    candidate = model_new(*clone_values(init_inputs)).eval()
+    # same parameters, same names: the harness relies on it
+    assert [n for n, _ in reference.named_parameters()] == \
+        [n for n, _ in candidate.named_parameters()]
+    for seed in (5, 6):
+        seed_all(seed)
+        inputs = task.inputs()
+        with torch.no_grad():
+            want = reference(*clone_values(inputs))
+            got = candidate(*clone_values(inputs))
+        assert got.shape == want.shape
+        torch.testing.assert_close(got, want, atol=2e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name,meta", ENTRIES, ids=[name for name, _ in ENTRIES])
+def test_meta_describes_the_entry(name, meta):
+    signature = meta["signature"]
+    assert signature["returns"] in ("output", "h_n", "c_n", "fc_last")
+    assert isinstance(signature["bidirectional"], bool)
+    assert os.path.isfile(os.path.join(LIBRARY, name, meta["source"]))
+    for task in meta["tasks"]:
+        assert os.path.isfile(os.path.join(REPO, "tasks", f"{task}.py"))
+    for row in meta["measurements"]:  # measured, never typed in: device, date and source
+        assert row["device"] and row["date"] and row["source"].startswith("docs/bench/")
+
+
+def test_generated_candidates_are_current():
+    spec = importlib.util.spec_from_file_location(
+        "kforge_rnn_generate", os.path.join(LIBRARY, "rnn_src", "generate.py"))
+    generate = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generate
+    spec.loader.exec_module(generate)
+    src = os.path.join(LIBRARY, "rnn_src")
+    with open(os.path.join(src, "rnn_common.py"), encoding="utf-8") as handle:
+        common = handle.read()
+    with open(os.path.join(src, "rnn_cluster.cu"), encoding="utf-8") as handle:
+        cuda = handle.read()
+    for entry in generate.ENTRIES:
+        with open(os.path.join(LIBRARY, entry[0], "candidate.py"), encoding="utf-8") as handle:
+            assert handle.read() == generate.candidate_source(entry, common, cuda), \
+                f"library/{entry[0]}/candidate.py is stale: run library/rnn_src/generate.py"
