@@ -160,9 +160,10 @@ def _caller(skip_modules=()):
 def _is_candidate(frame):
     """Candidate code: a registered candidate file, or any Python file at the top of the scratch
     directory, where the harness puts the candidate's copy (known before its import runs)."""
-    if frame is None:
-        return False
-    filename = frame.f_code.co_filename
+    return frame is not None and is_candidate_file(frame.f_code.co_filename)
+
+
+def is_candidate_file(filename):
     return filename in _state["candidate_files"] or (
         _state["scratch"] is not None and filename.endswith(".py")
         and os.path.dirname(filename) == _state["scratch"])
