@@ -57,6 +57,9 @@ const std::vector<Flag>& flag_table() {
     {"--max-candidates", &Options::max_candidates, "", "stop after this many candidates (0 = no limit)", {"run"}},
     {"--time-limit", &Options::time_limit_s, "", "stop after this many seconds (0 = no limit)", {"run"}},
     {"--analysis-threshold", &Options::analysis_threshold, "", "run the algorithm analysis when the best score is below this", {"run"}},
+    {"--analysis", &Options::analysis, "", "algorithm analysis: auto (best score below the threshold, or unknown on CPU), always, never", {"run"}},
+    {"--no-guard", &Options::no_guard, "", "tune persistent and complex kernels too (turn the tuning guard off)", {"run"}},
+    {"--prompts-dir", &Options::prompts_dir, "KFORGE_PROMPTS_DIR", "folder of prompt templates (default: the repository's prompts/)", {"run"}},
     {"--resume", &Options::resume, "", "continue the run in this directory", {"run"}},
     {"--runs-dir", &Options::runs_dir, "KFORGE_RUNS_DIR", "where run directories go", {"run", "report", "library"}},
 

@@ -46,6 +46,9 @@ struct Options {
   int max_candidates = 0;       // 0 = unlimited
   double time_limit_s = 0;      // 0 = unlimited
   double analysis_threshold = 1.0;
+  std::string analysis = "auto";  // auto | always | never
+  bool no_guard = false;
+  std::string prompts_dir;  // empty = <repo>/prompts
   std::string resume;
   std::string runs_dir = "runs";
 

@@ -1,13 +1,216 @@
+// `kforge run`: optimise a task with the pipeline, or continue an interrupted run (--resume).
+
 #include <fmt/core.h>
 
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "cli/pool_config.h"
+#include "cli/provider_options.h"
+#include "eval/worker_locator.h"
+#include "eval/worker_pool.h"
+#include "llm/provider_factory.h"
+#include "pipeline/console_view.h"
+#include "pipeline/pipeline.h"
+#include "prompts/library_example.h"
+#include "prompts/prompt_set.h"
+#include "report/report_writer.h"
+#include "store/run_index.h"
+#include "store/run_store.h"
 
 namespace kforge::cli {
 
-// Placeholder until its owner lands it.
-int run_run_command(const Options&) {
-  fmt::print(stderr, "kforge run: not built yet\n");
-  return kExitEnvironment;
+namespace {
+
+std::optional<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The run's configuration from the flags (a new run).
+util::Result<store::RunConfig> config_from_options(const Options& options) {
+  if (auto task = check_input_file("task", options.task); !task)
+    return std::unexpected(task.error());
+  if (auto device = parse_device(options.device); !device) return std::unexpected(device.error());
+  if (options.precision != "calibrated" && options.precision != "kernelbench")
+    return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
+                      options.precision);
+  if (options.analysis != "auto" && options.analysis != "always" && options.analysis != "never")
+    return util::fail("failed to read --analysis: expected auto, always or never, got {}",
+                      options.analysis);
+  if (options.seeds < 1)
+    return util::fail("failed to read --seeds: expected at least 1, got {}", options.seeds);
+  if (options.repairs < 0)
+    return util::fail("failed to read --repairs: expected 0 or more, got {}", options.repairs);
+  store::RunConfig c;
+  c.task = std::filesystem::absolute(options.task).lexically_normal().string();
+  c.device = options.device;
+  c.shrink = options.shrink;
+  c.precision = options.precision;
+  c.input_sets = options.input_sets;
+  c.trials = options.trials;
+  c.warmup = options.warmup;
+  c.flush_l2 = !options.no_l2_flush;
+  c.timeout_s = options.timeout_s;
+  c.allow_pytorch_only = options.allow_pytorch_only;
+  c.seeds = options.seeds;
+  c.repairs = options.repairs;
+  c.budget_tokens = options.budget_tokens;
+  c.max_candidates = options.max_candidates;
+  c.time_limit_s = options.time_limit_s;
+  c.analysis_threshold = options.analysis_threshold;
+  c.analysis = options.analysis;
+  c.guard = !options.no_guard;
+  return c;
+}
+
+/// The budgets given on the command line of a resume replace the recorded ones (to extend a run
+/// that stopped on its budget).
+void apply_resume_overrides(const Options& options, store::RunConfig& c) {
+  if (options.budget_tokens > 0) c.budget_tokens = options.budget_tokens;
+  if (options.max_candidates > 0) c.max_candidates = options.max_candidates;
+  if (options.time_limit_s > 0) c.time_limit_s = options.time_limit_s;
+}
+
+int fail_with(int code, const util::Error& error) {
+  fmt::print(stderr, "kforge run: {}\n", error.message);
+  return code;
+}
+
+}  // namespace
+
+int run_run_command(const Options& options) {
+  // The run's record: a fresh one, or the interrupted run's (--resume).
+  std::unique_ptr<store::RunStore> run_store;
+  store::RunRecord record;
+  Options effective = options;
+  if (!options.resume.empty()) {
+    auto opened = store::RunStore::open(options.resume);
+    if (!opened) return fail_with(kExitUsage, opened.error());
+    run_store = std::move(*opened);
+    auto previous = run_store->read_run();
+    if (!previous) return fail_with(kExitUsage, previous.error());
+    record = std::move(*previous);
+    apply_resume_overrides(options, record.config);
+    // The recorded model and device, unless the command line names others.
+    if (options.provider.empty()) effective.provider = record.config.provider;
+    if (options.model.empty()) effective.model = record.config.model;
+    if (options.base_url.empty()) effective.base_url = record.config.base_url;
+    effective.device = record.config.device;
+    effective.shrink = record.config.shrink;
+  } else {
+    auto config = config_from_options(options);
+    if (!config) return fail_with(kExitUsage, config.error());
+    record.config = std::move(*config);
+  }
+
+  auto task_source = read_text(record.config.task);
+  if (!task_source)
+    return fail_with(kExitUsage, util::Error{fmt::format("failed to read task {}: cannot open",
+                                                         record.config.task)});
+
+  auto provider_config = load_provider_config(effective);
+  if (!provider_config) return fail_with(kExitUsage, provider_config.error());
+  auto provider = llm::make_provider(*provider_config);
+  if (!provider) return fail_with(kExitEnvironment, provider.error());
+  record.config.provider = (*provider)->name();
+  record.config.model = (*provider)->model();
+  record.config.base_url = provider_config->base_url;
+
+  auto pool_options = make_pool_options(effective, 0);
+  if (!pool_options) return fail_with(kExitEnvironment, pool_options.error());
+  auto pool = eval::make_worker_pool(*pool_options);
+
+  std::filesystem::path repo = eval::find_repo_root().value_or(KFORGE_SOURCE_DIR);
+  std::filesystem::path prompts_dir =
+      !options.prompts_dir.empty()         ? std::filesystem::path(options.prompts_dir)
+      : !record.config.prompts_dir.empty() ? std::filesystem::path(record.config.prompts_dir)
+                                           : repo / "prompts";
+  auto prompt_set = prompts::PromptSet::load(prompts_dir);
+  if (!prompt_set) return fail_with(kExitEnvironment, prompt_set.error());
+  record.config.prompts_dir = std::filesystem::absolute(prompts_dir).string();
+
+  std::filesystem::path task_path(record.config.task);
+  if (!run_store) {
+    auto created =
+        store::RunStore::create(options.runs_dir, task_path.stem().string(), record.config.provider,
+                                record.config.model, std::chrono::system_clock::now());
+    if (!created) return fail_with(kExitEnvironment, created.error());
+    run_store = std::move(*created);
+    record.started_at = store::iso_time(std::chrono::system_clock::now());
+  }
+  record.id = run_store->id();
+  record.kforge_version = KFORGE_VERSION;
+  record.task_name = task_path.stem().string();
+
+  auto clock = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  store::RunStore* store_ptr = run_store.get();
+  pipeline::ConsoleView view(
+      stdout, pipeline::is_terminal(stderr),
+      [store_ptr](std::string_view line) { store_ptr->append_console(line); }, clock);
+  view.log(fmt::format("kforge {} run {} in {}", KFORGE_VERSION,
+                       options.resume.empty() ? "starts" : "resumes", run_store->dir().string()));
+
+  pipeline::PipelineInputs inputs;
+  inputs.record = record;
+  inputs.task_source = *task_source;
+  inputs.recurrent = !prompts::recurrent_cell(*task_source).empty();
+  if (auto example = prompts::find_library_example({repo / "library"}, task_path, *task_source)) {
+    inputs.library_example = example->source;
+    inputs.library_example_name = example->name + ": " + example->why;
+    view.log(fmt::format("library example for the prompts: {} ({})", example->name, example->why));
+  }
+
+  eval::WorkerPool& pool_ref = *pool;
+  analysis::AnalyzeOptions analyze_options;
+  analyze_options.task = task_path;
+  analyze_options.device = record.config.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
+  analyze_options.shrink = record.config.shrink;
+  analyze_options.runtime = record.config.device != "cpu";
+  pipeline::PipelineServices services{
+      **provider,
+      pool_ref,
+      *prompt_set,
+      *run_store,
+      view,
+      [&pool_ref, analyze_options](const std::filesystem::path& candidate) {
+        return analysis::analyze_candidate(pool_ref, candidate, analyze_options);
+      },
+      clock};
+  auto result = pipeline::run_pipeline(inputs, services);
+  if (!result) return fail_with(exit_code_for_pool_error(result.error()), result.error());
+
+  if (auto ok = report::write_reports(*run_store); !ok)
+    fmt::print(stderr, "kforge run: warning: {}\n", ok.error().message);
+  auto index = store::RunIndex::open(run_store->dir().parent_path() / "index.sqlite");
+  if (index) {
+    if (auto ok = (*index)->record(result->record, run_store->dir()); !ok)
+      fmt::print(stderr, "kforge run: warning: {}\n", ok.error().message);
+  } else {
+    fmt::print(stderr, "kforge run: warning: {}\n", index.error().message);
+  }
+
+  const store::RunRecord& final_record = result->record;
+  fmt::print("run: {}\n", run_store->dir().string());
+  fmt::print("state: {}{}\n", final_record.state,
+             final_record.stop_reason.empty() ? "" : " (" + final_record.stop_reason + ")");
+  if (!final_record.best_id) {
+    fmt::print("best: no verified candidate\n");
+    return final_record.state == "failed" ? kExitEnvironment : kExitFailed;
+  }
+  const store::CandidateRecord* best = store::find_candidate(final_record, *final_record.best_id);
+  fmt::print("best: #{} {} -> {}\n", best->id, best->stage,
+             (run_store->dir() / "best.py").string());
+  return final_record.state == "failed" ? kExitEnvironment : kExitOk;
 }
 
 }  // namespace kforge::cli

@@ -29,7 +29,7 @@ TEST(PromptSet, ErrorsNameTheTemplate) {
             "failed to render prompt repair: no repair.txt");
 }
 
-TEST(PromptSet, TheRepositoryPromptsRenderForEveryStage) {
+TEST(PromptSet, LoadsTheRepositoryPrompts) {
   auto set = PromptSet::load(std::string(KFORGE_SOURCE_DIR) + "/prompts");
   ASSERT_TRUE(set.has_value()) << set.error().message;
 }
