@@ -15,7 +15,7 @@ import shutil
 import time
 from contextlib import contextmanager
 
-from kforge_worker import trust
+from kforge_worker import numerics, trust
 from kforge_worker.errors import Failure, classify, describe, kernel_location
 from kforge_worker.task_loader import (LoadError, alternative_overrides, load_candidate,
                                        load_task)
@@ -86,6 +86,7 @@ class Evaluation:
                        "score": None, "speedup_vs_best_baseline": None,
                        "launches_per_forward": None, "kernels": [], "timed_s": 0.0}
         self.files = {}
+        self.settings = numerics.capture()  # the reference's numerics (before the candidate)
         self.model64 = None
         self.model64_device = self.device
 
@@ -132,7 +133,7 @@ class Evaluation:
         with self.reference_code("call get_init_inputs()"):
             init_inputs = self.task.init_inputs()
         seed_all(seed)
-        with self.reference_code("build Model"):
+        with self.reference_code("build Model"), numerics.under(self.settings):
             reference = self.task.model_class(*clone_values(init_inputs)).to(self.device).eval()
         seed_all(seed)
         with self.candidate_code("build ModelNew"):
@@ -142,7 +143,7 @@ class Evaluation:
 
     def make_inputs(self, seed):
         seed_all(seed)
-        with self.reference_code("call get_inputs()"):
+        with self.reference_code("call get_inputs()"), numerics.under(self.settings):
             return clone_values(self.task.inputs(), "cpu")
 
     def run_candidate(self, model, inputs, what):
@@ -156,7 +157,8 @@ class Evaluation:
     def run_reference(self, model, host_inputs):
         from kforge_worker.correctness import output_list, to_host
         seed_all(FORWARD_SEED)
-        with self.reference_code("run the reference"), self.torch.no_grad():
+        with self.reference_code("run the reference"), self.torch.no_grad(), \
+                numerics.under(self.settings):
             return to_host(output_list(model(*clone_values(host_inputs, self.device)),
                                        "the reference's"))
 
@@ -168,7 +170,7 @@ class Evaluation:
             self.model64_device = self.device
         model64 = self.model64[1]
         seed_all(FORWARD_SEED)
-        with self.torch.no_grad():
+        with self.torch.no_grad(), numerics.under(self.settings):
             try:
                 return to_host(output_list(model64(*upcast(clone_values(
                     host_inputs, self.model64_device))), "the reference's"))
@@ -289,7 +291,9 @@ class Evaluation:
         try:
             try:
                 seed_all(SEED_BASE)
-                reference = self.task.model_class(*self.task.init_inputs()).to(self.device).eval()
+                with numerics.under(self.settings):
+                    reference = self.task.model_class(*self.task.init_inputs())
+                reference = reference.to(self.device).eval()
                 host_inputs = self.make_inputs(SEED_BASE + 100)
                 want32 = self.run_reference(reference, host_inputs)
                 want64 = self.run_reference64(reference, host_inputs)
@@ -401,6 +405,10 @@ class Evaluation:
                 if self.result["status"] in ("ok", "wrong_output"):
                     self.result["status"] = "rejected"
                     self.result["error"] = "\n".join(guard.violations)
+        changed = numerics.differences(self.settings, numerics.capture())
+        if changed:
+            self.result["notes"] = [f"the candidate changed global numerics (the reference ran "
+                                    f"without the change): {', '.join(changed)}"]
         if self.result["status"] != "ok":
             self.result["score"] = None
             self.result["speedup_vs_best_baseline"] = None

@@ -246,3 +246,12 @@ def test_baseline_needs_a_gpu(worker):
     reply = worker.call("baseline", task_path="tasks/softmax.py")
     assert reply["error"].startswith("failed to run baseline: device cuda requested from a "
                                      "worker in CPU mode")
+
+
+def test_reference_keeps_its_numerics_when_the_candidate_changes_them(worker):
+    # The candidate sets float64 as default dtype at import: inputs and the reference must stay
+    # float32 (then the outputs' dtypes agree). The trust guard's verdict is not this test's.
+    result = worker.evaluate("tasks/softmax.py", candidate("softmax_changes_default_dtype"))
+    assert result["correctness"]["pass_calibrated"], result["correctness"]
+    assert result["notes"] == ["the candidate changed global numerics (the reference ran without "
+                               "the change): default_dtype torch.float32 -> torch.float64"]
