@@ -238,8 +238,10 @@ def inspect_child(request, scratch):
         model = task.model_class(*init_inputs).eval()
         torch.manual_seed(1)
         inputs = task.inputs()
-        with torch.no_grad():
+        from kforge_worker.rnn_signature import capture_rnn_outputs, label_outputs
+        with torch.no_grad(), capture_rnn_outputs(model) as captured:
             outputs = _outputs(model(*inputs))
+        output_sources = label_outputs(outputs, captured)
     except LoadError as error:
         raise RequestFailure(str(error)) from None
     except Exception as error:
@@ -260,6 +262,7 @@ def inspect_child(request, scratch):
         "inputs": [describe_value(v) for v in inputs],
         "init_inputs": [describe_value(v) for v in init_inputs],
         "outputs": [describe_value(v) for v in outputs],
+        "output_sources": output_sources,
         "forward_signature": f"forward{signature}",
         "recurrent": recurrent,
     }
