@@ -15,7 +15,12 @@ llm::ConfigOverrides provider_overrides(const Options& options) {
 }
 
 util::Result<llm::ProviderConfig> load_provider_config(const Options& options) {
-  return llm::load_provider_config(provider_overrides(options));
+  auto config = llm::load_provider_config(provider_overrides(options));
+  if (!config) return config;
+  // The offline library provider reads tasks through the worker's Python.
+  if (!options.python.empty()) config->library.python = options.python;
+  if (!options.worker_dir.empty()) config->library.worker_dir = options.worker_dir;
+  return config;
 }
 
 }  // namespace kforge::cli

@@ -14,7 +14,8 @@ namespace kforge::cli {
 /// so the config file's value is not masked).
 llm::ConfigOverrides provider_overrides(const Options& options);
 
-/// llm::load_provider_config with the command line's overrides and the process environment.
+/// llm::load_provider_config with the command line's overrides and the process environment;
+/// --python and --worker-dir also go to the offline library provider.
 util::Result<llm::ProviderConfig> load_provider_config(const Options& options);
 
 }  // namespace kforge::cli
