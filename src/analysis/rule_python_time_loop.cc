@@ -33,8 +33,8 @@ void check_python_time_loop(const Facts& facts, std::vector<Diagnostic>& out) {
                              : fmt::format("while {}", entry.loop->iter);
     out.push_back(
         {"python-time-loop", Severity::kError, at(facts, entry.loop->line),
-         fmt::format("the time loop `{}` runs in Python ({}) and launches {} kernel{} every step "
-                     "({}): launches grow with the sequence length",
+         fmt::format("the time loop `{}` runs in Python ({}) and launches kernels every step "
+                     "({} launch site{}: {}): launches grow with the sequence length",
                      header, entry.loop->function, entry.sites, entry.sites == 1 ? "" : "s",
                      fmt::join(entry.kernels, ", ")),
          "Move the time loop inside one @triton.jit kernel per layer (a persistent kernel that "

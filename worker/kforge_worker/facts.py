@@ -94,6 +94,24 @@ def _param_aliases(launches, jit_params):
     return out
 
 
+def _sync_summaries(functions):
+    """{jit function: {"spin", "atomic"}}, closed over the jit helpers each one calls."""
+    summaries = {name: jit.sync_summary() for name, jit in functions.items()}
+    changed = True
+    while changed:
+        changed = False
+        for summary in summaries.values():
+            for callee in summary["calls"]:
+                other = summaries.get(callee)
+                if other is None:
+                    continue
+                for key in ("spin", "atomic"):
+                    if other[key] and not summary[key]:
+                        summary[key] = True
+                        changed = True
+    return summaries
+
+
 def candidate_facts(source, path):
     """Static facts of a candidate source (no task, nothing imported from it)."""
     facts = {"schema": SCHEMA_VERSION, "path": path, "versions": _versions(),
@@ -112,9 +130,10 @@ def candidate_facts(source, path):
     host = HostFacts(tree, aliases, jit_names, ("ModelNew",))
     launches = host.launches(jit_params)
     param_aliases = _param_aliases(launches, jit_params)
-    for node in jit_nodes:
-        jit = JitFunctionFacts(node, aliases, {}, set(jit_names))
-        entry = jit.to_dict(param_aliases.get(node.name))
+    analyzed = [(node, JitFunctionFacts(node, aliases, {}, set(jit_names))) for node in jit_nodes]
+    helpers = _sync_summaries({node.name: jit for node, jit in analyzed})
+    for node, jit in analyzed:
+        entry = jit.to_dict(param_aliases.get(node.name), helpers)
         entry["decorators"] = _decorators(aliases, node)
         entry["launched"] = any(launch["kernel"] == node.name for launch in launches)
         entry["launched_from_forward"] = any(launch["kernel"] == node.name and launch["in_forward"]
@@ -183,7 +202,7 @@ def _static_child(request, scratch):
     return facts
 
 
-def extract(candidate_path, task_path=None, runtime=False, device="cpu", shrink=True,
+def extract(candidate_path, task_path=None, runtime=False, device="cpu", shrink=False,
             timeout_s=60.0):
     """Static facts (and run-time facts on request). The static part runs in a forked child too:
     checking names imports Triton modules (libdevice), and importing those into the worker

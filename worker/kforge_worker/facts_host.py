@@ -185,9 +185,12 @@ class HostFacts:
                     entry = {"function": fn.key, "line": stmt.lineno, "kind": "for", "var": var,
                              "iter": unparse(stmt.iter), "roles": sorted(roles)}
                     self._scan_expr(fn, stmt.iter, loops, loop_vars)
-                    if isinstance(stmt.target, ast.Name):
+                    targets = [stmt.target] if isinstance(stmt.target, ast.Name) else [
+                        t for t in getattr(stmt.target, "elts", []) if isinstance(t, ast.Name)]
+                    if targets:
                         loop_vars = dict(loop_vars)
-                        loop_vars[stmt.target.id] = stmt.iter
+                        for target in targets:  # `for i, cell in enumerate(self.cells)`
+                            loop_vars[target.id] = stmt.iter
                 self._walk(fn, stmt.body, loops + [entry], loop_vars)
                 self._walk(fn, stmt.orelse, loops, loop_vars)
                 continue
@@ -278,6 +281,9 @@ class HostFacts:
                 out.append(func.id)
             if func.id in self.module_classes:
                 out.append(f"{func.id}.__init__")
+            for type_name in self._module_attr_types(fn, func, loop_vars):  # loop over modules
+                if type_name in self.module_classes:
+                    out.append(f"{type_name}.forward")
         elif isinstance(func, ast.Attribute):
             if isinstance(func.value, ast.Name):
                 owner = func.value.id

@@ -243,7 +243,7 @@ class JitFunctionFacts:
         if qualified is None:
             if isinstance(node.func, ast.Name) and node.func.id in self.jit_names:
                 self.calls.append({"name": node.func.id, "module": "jit", "line": line,
-                                   "exists": True})
+                                   "exists": True, "loops": list(loops)})
             return
         if not qualified.startswith("triton."):
             return
@@ -501,7 +501,20 @@ class JitFunctionFacts:
             loop["dots"] = sum(1 for c in self.calls if c["name"] == "tl.dot"
                                and loop["id"] in c.get("loops", []))
 
-    def recurrences(self, aliases=None):
+    def sync_summary(self):
+        """What this function does towards synchronising programs, for callers that inline it:
+        {"spin": polls a counter in a while loop, "atomic": performs an atomic}."""
+        spin = any(self._spins(loop["id"]) for loop in self.loops if loop["kind"] == "while")
+        atomic = any(m["kind"] == "atomic" for m in self.memory)
+        return {"spin": spin, "atomic": atomic,
+                "calls": sorted({c["name"] for c in self.calls if c["module"] == "jit"})}
+
+    def _spins(self, while_id):
+        return any(while_id in m["loops"] and (m["kind"] == "atomic" or
+                                               (m["kind"] == "load" and m["volatile"]))
+                   for m in self.memory)
+
+    def recurrences(self, aliases=None, helpers=None):
         """Buffers stored in a loop and loaded again in the same loop (so read in a later
         iteration), with the program-id atoms the store is owned by that the load does not
         depend on: those loads read what other programs wrote."""
@@ -553,26 +566,30 @@ class JitFunctionFacts:
         out = []
         for entry in found.values():
             entry["cross_program"] = bool(entry["foreign_atoms"])
-            entry["barrier"] = self._barrier_in(entry["loop"])
+            entry["barrier"] = self._barrier_in(entry["loop"], helpers or {})
             entry["store_lines"].sort()
             entry["load_lines"].sort()
             out.append(entry)
         return sorted(out, key=lambda e: (e["loop_line"], e["buffer"]))
 
-    def _barrier_in(self, loop_id):
+    def _barrier_in(self, loop_id, helpers):
         """What synchronises the programs inside loop `loop_id`: "grid_barrier" (an atomic
-        arrival plus a spin loop polling a counter with an atomic or a volatile load),
-        "atomic_no_spin", "debug_barrier" (tl.debug_barrier: one program's threads only), or
-        "none"."""
+        arrival plus a spin loop polling a counter with an atomic or a volatile load, here or in
+        a jit helper called in the loop), "atomic_no_spin", "debug_barrier" (tl.debug_barrier:
+        one program's threads only), or "none". `helpers`: {jit function: sync_summary()}."""
         atomics = [m for m in self.memory if m["kind"] == "atomic" and loop_id in m["loops"]]
         spin = False
         for loop in self.loops:
             if loop["kind"] != "while" or loop_id not in self._ancestors(loop["id"]):
                 continue
-            polled = [m for m in self.memory if loop["id"] in m["loops"]
-                      and (m["kind"] == "atomic" or (m["kind"] == "load" and m["volatile"]))]
-            if polled:
+            if self._spins(loop["id"]):
                 spin = True
+        for call in self.calls:
+            if call["module"] == "jit" and loop_id in call.get("loops", []):
+                summary = helpers.get(call["name"], {})
+                spin = spin or summary.get("spin", False)
+                if summary.get("atomic"):
+                    atomics.append(call)
         # A `while tl.atomic_add(...) < n` spin has its atomic in the loop test, which is
         # recorded as inside the while loop too.
         if atomics and spin:
@@ -591,7 +608,7 @@ class JitFunctionFacts:
             parent = self.loops[parent]["parent"]
         return out
 
-    def to_dict(self, aliases=None):
+    def to_dict(self, aliases=None, helpers=None):
         program_ids = [{"axis": p["axis"], "line": p["line"]} for p in self.pid_calls]
         calls = [{k: v for k, v in c.items() if k != "loops"} for c in self.calls]
         tl_calls = sorted({c["name"] for c in self.calls if c["module"] == "tl"})
@@ -617,7 +634,7 @@ class JitFunctionFacts:
             "missing_api": self.missing,
             "nonconstexpr_arange": self.aranges,
             "tensor_subscripts": self.subscripts,
-            "recurrences": self.recurrences(aliases),
+            "recurrences": self.recurrences(aliases, helpers),
         }
 
 
