@@ -152,6 +152,11 @@ class Evaluation:
         with self.candidate_code(what), self.torch.no_grad():
             outputs = output_list(self.guard.call_candidate(model, inputs), "the candidate's")
             self.sync()
+        for index, item in enumerate(outputs):
+            if item.device.type != self.device:
+                raise Failure("wrong_output", f"output {index} is on {item.device.type}, "
+                                              f"expected {self.device}")
+        with self.candidate_code(what):
             return to_host(outputs)
 
     def run_reference(self, model, host_inputs):
@@ -238,7 +243,8 @@ class Evaluation:
                 got, want32, want64 = self.compare_one(
                     self.reference, self.candidate, host_inputs,
                     f"input set {index} (seed {seed})", comparison)
-            if index == 0 and self.device == "cpu":
+            # CPU: launches counted on the last set (the first may include autotuning runs).
+            if index == int(self.request["input_sets"]) - 1 and self.device == "cpu":
                 self.result["launches_per_forward"] = launches.total
                 self.result["kernels"] = [
                     {"name": name, "calls_per_forward": calls, "time_share": None, "own": True}
@@ -446,6 +452,9 @@ def require(request, fields, verb):
             raise RequestError(f"failed to {verb}: missing field {name}")
         if name.endswith("_path") and not os.path.isfile(request[name]):
             raise RequestError(f"failed to {verb}: no such file {request[name]}")
+    for name in ("input_sets", "trials"):
+        if name in request and (not isinstance(request[name], int) or request[name] < 1):
+            raise RequestError(f"failed to {verb}: {name} must be a positive integer")
     device = request.get("device", "cuda")
     if device not in ("cuda", "cpu"):
         raise RequestError(f"failed to {verb}: device must be cuda or cpu, got {device!r}")
