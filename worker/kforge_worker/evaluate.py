@@ -314,6 +314,8 @@ class Evaluation:
                 comparison.add(got, want32, want64, f"shapes {shown}")
                 problem = comparison.first_failure
             except Failure as failure:
+                if failure.status == "rejected":  # a trust refusal, not a shape problem
+                    raise
                 problem = failure.message
             if problem is None:
                 self.result["generalizes"] = "yes"
