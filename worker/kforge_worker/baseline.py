@@ -7,7 +7,8 @@ import time
 from kforge_worker.sandbox import RequestFailure, resolve
 
 DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "trials": 100, "warmup": 10,
-            "flush_l2": True, "baselines": ["eager", "compile", "cuda_graph"], "timeout_s": 600}
+            "flush_l2": True, "baselines": ["eager", "compile", "cuda_graph"], "timeout_s": 600,
+            "timing_budget_s": 120}
 INPUT_SETS = 3
 
 
@@ -44,7 +45,9 @@ def _baseline_child(request, scratch):
             runners["cuda_graph"] = lambda i, r=runner: r(sets[i])
     stats, timed_s = timing.time_interleaved(runners, list(range(INPUT_SETS)),
                                              int(request["trials"]), int(request["warmup"]),
-                                             bool(request["flush_l2"])) if runners else ({}, 0.0)
+                                             bool(request["flush_l2"]),
+                                             budget_s=float(request["timing_budget_s"])) \
+        if runners else ({}, 0.0)
     return {"eager": stats.get("eager"), "compile": stats.get("compile"),
             "cuda_graph": stats.get("cuda_graph"),
             "errors": {name: reason for name, reason in errors.items() if reason},

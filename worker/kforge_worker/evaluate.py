@@ -23,7 +23,7 @@ from kforge_worker.task_loader import (LoadError, alternative_overrides, load_ca
 DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "calibrated",
             "input_sets": 5, "trials": 100, "warmup": 10, "flush_l2": True, "timeout_s": 600,
             "allow_pytorch_only": False, "check_generalization": True, "baselines": ["eager"],
-            "profile": True}
+            "profile": True, "timing_budget_s": 120}
 TIMING_INPUT_SETS = 3
 SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-eval-[^/\s]+/kforge_candidate_\d+\.py")
 SEED_BASE = 1000
@@ -353,7 +353,8 @@ class Evaluation:
             stats, timed_s = timing.time_interleaved(
                 runners, list(range(TIMING_INPUT_SETS)), int(self.request["trials"]),
                 int(self.request["warmup"]), bool(self.request["flush_l2"]),
-                checkpoint=getattr(self.guard, "checkpoint", None))
+                checkpoint=getattr(self.guard, "checkpoint", None),
+                budget_s=float(self.request["timing_budget_s"]))
         result = {"candidate": stats["candidate"], "eager": stats["eager"],
                   "compile": stats.get("compile"), "cuda_graph": stats.get("cuda_graph")}
         failed = {name: reason for name, reason in reasons.items() if reason}

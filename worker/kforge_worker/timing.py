@@ -33,18 +33,30 @@ def stats(samples_ms, host_ms=None):
     return result
 
 
-def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, checkpoint=None):
+MIN_TRIALS = 10
+
+
+def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, checkpoint=None,
+                     budget_s=None):
     """Time `runners` {name: prepare} over `trials` (+1 discarded) trials each. `checkpoint()`,
     if given, runs after the last trial and before any event is read (the trust guard's hook).
+    `budget_s` bounds the trial loop: when one round of all runners, as measured in the last
+    warm-up round, would make `trials` rounds exceed it, fewer trials are run (never fewer than
+    MIN_TRIALS); Stats.trials says how many.
     Returns ({name: Stats}, timed_s) where timed_s is the summed event time of every timed call."""
     device = torch.cuda.current_device()
     flush = l2_flush_buffer(device) if flush_l2 else None
     names = list(runners)
     with torch.no_grad():
+        round_s = 0.0
         for index in range(max(warmup, 1)):
+            began = time.perf_counter()
             for name in names:
                 runners[name](input_sets[index % len(input_sets)])()
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
+            round_s = time.perf_counter() - began
+        if budget_s and round_s * trials > budget_s:
+            trials = max(MIN_TRIALS, int(budget_s / max(round_s, 1e-9)))
         events = {name: [] for name in names}
         host = {name: [] for name in names}
         for trial in range(trials + 1):

@@ -362,3 +362,29 @@ def test_sandbox_result_does_not_wait_for_a_grandchild_holding_the_pipes():
     finally:
         if outcome.result:
             os.kill(outcome.result["grandchild"], signal.SIGKILL)
+
+
+def test_timing_budget_shortens_the_trial_loop(monkeypatch):
+    import time
+    from kforge_worker import timing
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False):
+            self.at = None
+
+        def record(self):
+            self.at = time.perf_counter()
+
+        def elapsed_time(self, end):
+            return (end.at - self.at) * 1e3
+
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(16))
+    slow = lambda inputs: (lambda: time.sleep(0.005))  # noqa: E731
+    stats, timed_s = timing.time_interleaved({"a": slow, "b": slow}, [0], trials=1000, warmup=2,
+                                             budget_s=0.25)
+    assert timing.MIN_TRIALS <= stats["a"]["trials"] < 40
+    assert stats["a"]["trials"] == stats["b"]["trials"]
+    assert stats["a"]["median_ms"] >= 5.0
