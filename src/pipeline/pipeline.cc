@@ -46,6 +46,19 @@ std::string first_line(std::string_view text) {
   return line;
 }
 
+/// The line of an error that says most: the exception at the end of a traceback, the verdict at
+/// the start of a wrong-output report.
+std::string error_summary(eval::Status status, std::string_view error) {
+  bool traceback = status == eval::Status::kSyntaxError || status == eval::Status::kCompileError ||
+                   status == eval::Status::kRuntimeError || status == eval::Status::kCrashed;
+  if (!traceback) return first_line(error);
+  std::size_t end = error.find_last_not_of(" \n\t");
+  if (end == std::string_view::npos) return "";
+  std::size_t start = error.rfind('\n', end);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  return first_line(error.substr(start, end + 1 - start));
+}
+
 /// "score 1.3696 (15.140 ms)" or "max_abs_err 1.2e-06 (no timing)".
 std::string describe_result(const Candidate& c) {
   std::string out;
@@ -395,7 +408,7 @@ store::CandidateRecord Run::to_record(const Candidate& c, const std::string& not
   if (c.evaluation.eager) r.eager_ms = c.evaluation.eager->median_ms;
   if (c.evaluation.correctness) r.max_abs_err = c.evaluation.correctness->max_abs_err;
   r.launches_per_forward = c.evaluation.launches_per_forward;
-  r.error_head = first_line(c.evaluation.error);
+  r.error_head = error_summary(c.evaluation.status, c.evaluation.error);
   if (c.report) {
     r.kernel_type = c.report->kernel_type;
     r.persistent = c.report->persistent;
