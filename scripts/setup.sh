@@ -34,4 +34,4 @@ if .venv/bin/python3 -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available
   device=cuda
 fi
 KFORGE_PYTHON="$PWD/.venv/bin/python3" ./build/kforge eval --task tasks/softmax.py \
-  --candidate library/softmax/softmax_triton.py --device "$device" $([ $device = cpu ] && echo --shrink)
+  --candidate library/softmax/candidate.py --device "$device" $([ $device = cpu ] && echo --shrink)
