@@ -255,3 +255,13 @@ def test_reference_keeps_its_numerics_when_the_candidate_changes_them(worker):
     assert result["correctness"]["pass_calibrated"], result["correctness"]
     assert result["notes"] == ["the candidate changed global numerics (the reference ran without "
                                "the change): default_dtype torch.float32 -> torch.float64"]
+
+
+def test_reference_without_float64_falls_back_to_kernelbench(worker):
+    result = worker.evaluate(task_file("float32_only"), candidate("copy_triton"), shrink=False)
+    assert result["status"] == "ok", result["error"]
+    correctness = result["correctness"]
+    assert correctness["fp64_reliable"] is False
+    assert correctness["pass_calibrated"] == correctness["pass_kernelbench"] is True
+    assert result["notes"][0].startswith("no float64 reference (the calibrated verdict is the "
+                                         "kernelbench one): RuntimeError")
