@@ -1,0 +1,173 @@
+#include "llm/library_catalog.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace kforge::llm {
+
+namespace {
+
+using nlohmann::json;
+
+std::string field_text(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return value.dump();
+}
+
+std::optional<double> optional_number(const json& object, const char* key) {
+  if (!object.contains(key) || !object[key].is_number()) return std::nullopt;
+  return object[key].get<double>();
+}
+
+std::string string_or(const json& object, const char* key, std::string fallback = "") {
+  return object.contains(key) && object[key].is_string() ? object[key].get<std::string>()
+                                                         : fallback;
+}
+
+util::Result<LibraryEntry> read_entry(const std::filesystem::path& folder) {
+  const std::filesystem::path meta_path = folder / "meta.json";
+  std::ifstream in(meta_path);
+  if (!in) return util::fail("failed to read {}: cannot open it", meta_path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  json meta = json::parse(text.str(), nullptr, false);
+  if (meta.is_discarded() || !meta.is_object())
+    return util::fail("failed to read {}: not a JSON object", meta_path.string());
+  LibraryEntry entry;
+  entry.name = string_or(meta, "name", folder.filename().string());
+  entry.dir = folder;
+  entry.source = folder / string_or(meta, "source", "candidate.py");
+  entry.description = string_or(meta, "description");
+  if (meta.contains("tasks") && meta["tasks"].is_array())
+    for (const json& task : meta["tasks"])
+      if (task.is_string()) entry.tasks.push_back(task.get<std::string>());
+  if (meta.contains("signature")) {
+    if (!meta["signature"].is_object())
+      return util::fail("failed to read {}: signature must be an object", meta_path.string());
+    for (const auto& [key, value] : meta["signature"].items())
+      entry.signature[key] = field_text(value);
+  }
+  if (meta.contains("measurements") && meta["measurements"].is_array()) {
+    for (const json& row : meta["measurements"]) {
+      if (!row.is_object()) continue;
+      LibraryMeasurement m;
+      m.task = string_or(row, "task");
+      m.device = string_or(row, "device");
+      m.date = string_or(row, "date");
+      m.engine = string_or(row, "engine");
+      m.is_default = !row.contains("default") || !row["default"].is_boolean() ||
+                     row["default"].get<bool>();
+      m.library_ms = optional_number(row, "library_ms");
+      m.speedup_vs_eager = optional_number(row, "speedup_vs_eager");
+      m.speedup_vs_compile = optional_number(row, "speedup_vs_compile");
+      m.speedup_vs_cuda_graph = optional_number(row, "speedup_vs_cuda_graph");
+      entry.measurements.push_back(m);
+    }
+  }
+  return entry;
+}
+
+}  // namespace
+
+util::Result<std::vector<LibraryEntry>> load_library(
+    const std::vector<std::filesystem::path>& dirs) {
+  std::vector<LibraryEntry> entries;
+  for (const std::filesystem::path& dir : dirs) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(dir, error)) continue;
+    std::vector<std::filesystem::path> folders;
+    for (const auto& item : std::filesystem::directory_iterator(dir, error))
+      if (item.is_directory() && std::filesystem::exists(item.path() / "meta.json"))
+        folders.push_back(item.path());
+    std::sort(folders.begin(), folders.end());  // stable order: the first match is reproducible
+    for (const std::filesystem::path& folder : folders) {
+      auto entry = read_entry(folder);
+      if (!entry) return std::unexpected(entry.error());
+      entries.push_back(std::move(*entry));
+    }
+  }
+  return entries;
+}
+
+std::string TaskSignature::describe() const {
+  if (fields.empty()) return task_name;
+  // a fixed order reads better than the map's
+  static const char* const kOrder[] = {"type", "bidirectional", "batch_first", "has_fc",
+                                       "returns"};
+  std::string text;
+  for (const char* key : kOrder) {
+    auto it = fields.find(key);
+    if (it == fields.end()) continue;
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", key, it->second);
+  }
+  return text;
+}
+
+util::Result<TaskSignature> derive_signature(std::string_view task_info_json,
+                                             const std::filesystem::path& task_path) {
+  json info = json::parse(task_info_json, nullptr, false);
+  if (info.is_discarded() || !info.is_object())
+    return util::fail("failed to read the task info of {}: not a JSON object", task_path.string());
+  TaskSignature signature;
+  signature.task_name = task_path.stem().string();
+  const json modules = info.value("modules", json::array());
+  const json* rnn = nullptr;
+  bool has_fc = false;
+  for (const json& module : modules) {
+    const std::string type = string_or(module, "type");
+    if (!rnn && (type == "GRU" || type == "LSTM" || type == "RNN")) rnn = &module;
+    if (type == "Linear") has_fc = true;
+  }
+  if (!rnn) return signature;
+  std::string type = string_or(*rnn, "type");
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+  const json args = rnn->value("args", json::object());
+  signature.fields["type"] = type;
+  signature.fields["bidirectional"] = field_text(args.value("bidirectional", json(false)));
+  signature.fields["batch_first"] = field_text(args.value("batch_first", json(false)));
+  signature.fields["has_fc"] = has_fc ? "true" : "false";
+
+  const json outputs = info.value("outputs", json::array());
+  const json sources = info.value("output_sources", json::array());
+  std::string returns = "other";
+  if (outputs.size() == 1) {
+    if (sources.size() == 1 && sources[0].is_object())
+      returns = string_or(sources[0], "value", "other");
+    else if (has_fc && outputs[0].contains("shape") && outputs[0]["shape"].is_array() &&
+             outputs[0]["shape"].size() == 2)
+      returns = "fc_last";
+  } else if (outputs.size() > 1) {
+    returns = "several";
+  }
+  signature.fields["returns"] = returns;
+  return signature;
+}
+
+const LibraryEntry* find_entry(const std::vector<LibraryEntry>& entries,
+                               const TaskSignature& signature) {
+  for (const LibraryEntry& entry : entries) {
+    if (entry.signature.empty()) {
+      if (std::find(entry.tasks.begin(), entry.tasks.end(), signature.task_name) !=
+          entry.tasks.end())
+        return &entry;
+      continue;
+    }
+    bool all = true;
+    for (const auto& [key, value] : entry.signature) {
+      auto it = signature.fields.find(key);
+      if (it == signature.fields.end() || it->second != value) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return &entry;
+  }
+  return nullptr;
+}
+
+}  // namespace kforge::llm
