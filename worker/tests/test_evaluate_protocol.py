@@ -265,3 +265,12 @@ def test_reference_without_float64_falls_back_to_kernelbench(worker):
     assert correctness["pass_calibrated"] == correctness["pass_kernelbench"] is True
     assert result["notes"][0].startswith("no float64 reference (the calibrated verdict is the "
                                          "kernelbench one): RuntimeError")
+
+
+def test_candidate_output_is_captured_not_mixed_into_the_protocol(worker):
+    path = candidate("prints_then_fails")
+    result = worker.evaluate("tasks/softmax.py", path)  # a corrupted stream would not parse
+    assert result["status"] == "runtime_error"
+    assert result["error"].endswith("ValueError: unsupported shape (2, 16)")
+    assert "debug: block size is 128" in result["output_tail"]
+    assert result["output_bytes"] >= len("debug: block size is 128\n")
