@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The trust proof: runs the red-team corpus (tests/adversarial), the fault corpus (tests/faults)
-and every legitimate candidate in the repository (library/*/candidate.py and the good test
-candidates) through a real worker over the JSON-lines protocol, and prints one table:
+and every legitimate candidate in the repository (library/*/candidate.py, and the controls of
+tests/controls/manifest.json: good test kernels, Triton matmul and conv) through a real worker over the JSON-lines protocol, and prints one table:
 
     kind  case  expected  got  pass  (reasons)
 
@@ -30,12 +30,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = ("tasks/softmax.py", "library/softmax/candidate.py")  # the recovery check after a fault
-# Legitimate candidates outside library/ (test kernels that must be ok), with their task.
-EXTRA_LEGIT = [("worker/tests/candidates/scale_exact.py", "worker/tests/tasks/rounded_scale.py",
-                {"shrink": False}),
-               ("worker/tests/candidates/gru_triton.py", "tasks/39_GRU.py",
-                {"overrides": {"num_layers": 2, "seq_len": 4}})]
-QUICK_LEGIT = ("softmax", "gelu", "scale_exact", "gru_triton")
+QUICK_LIBRARY = ("softmax", "gelu")  # the library entries in the CI subset (the RNNs take minutes)
 
 
 class Worker:
@@ -143,7 +138,8 @@ def legit_cases(quick):
     library = os.path.join(REPO, "library")
     for name in sorted(os.listdir(library)):
         candidate = os.path.join("library", name, "candidate.py")
-        if not os.path.isfile(os.path.join(REPO, candidate)):
+        if not os.path.isfile(os.path.join(REPO, candidate)) or (
+                quick and name not in QUICK_LIBRARY):
             continue
         meta_path = os.path.join(library, name, "meta.json")
         tasks = [name]
@@ -152,10 +148,9 @@ def legit_cases(quick):
                 tasks = json.load(handle).get("tasks") or tasks
         for task in tasks:
             cases.append((f"library/{name} on {task}", f"tasks/{task}.py", candidate, {}))
-    for candidate, task, fields in EXTRA_LEGIT:
-        cases.append((candidate, task, candidate, fields))
-    if quick:
-        cases = [case for case in cases if any(word in case[0] for word in QUICK_LEGIT)]
+    for case in load_manifest("controls"):
+        if case.get("quick") or not quick:
+            cases.append((case["candidate"], case["task"], case["candidate"], case["fields"]))
     return cases
 
 

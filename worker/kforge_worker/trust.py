@@ -318,11 +318,15 @@ class Guard:
         devices = sorted({x.device.index or 0 for x in copies
                           if isinstance(x, torch.Tensor) and x.is_cuda})
         ops, modules = OpRecorder(), ModuleRecorder()
-        # A reference that draws random numbers in forward must not shift the harness's RNG.
-        with torch.random.fork_rng(devices=devices), torch.no_grad(), modules, ops:
-            self._reference(*copies)
+        reference_cls = self._reference_cls or type(self._reference)
+        try:
+            # A reference that draws random numbers in forward must not shift the harness's RNG.
+            with torch.random.fork_rng(devices=devices), torch.no_grad(), modules, ops:
+                self._reference(*copies)
+        except Exception:  # the reference's own problem, reported by the harness's own run:
+            return Policy([], [], reference_cls)  # only the Model itself stays forbidden
         return Policy(ops.names, [t for t in modules.types if t is not type(self._reference)],
-                      self._reference_cls or type(self._reference))
+                      reference_cls)
 
     def _check_outputs(self, outputs, inputs):
         import torch
