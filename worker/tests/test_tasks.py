@@ -43,6 +43,18 @@ def test_inspect_task(worker, task):
         assert rnn["args"]["batch_first"] == ("LSTM" in task)
         assert info["constants"]["batch_size"] == 10 and info["constants"]["hidden_size"] == 256
         assert info["shrunk"]["batch_size"] == 2
+        assert info["output_sources"] == [EXPECTED_SOURCES[task]]
+
+
+# What each recurrent task returns, as inspect_task labels it (the library provider matches on it).
+EXPECTED_SOURCES = {
+    "tasks/35_LSTM.py": None, "tasks/36_LSTMHn.py": {"module": "lstm", "value": "h_n"},
+    "tasks/37_LSTMCn.py": {"module": "lstm", "value": "c_n"},
+    "tasks/38_LSTMBidirectional.py": None, "tasks/39_GRU.py": {"module": "gru", "value": "output"},
+    "tasks/40_GRUHidden.py": {"module": "gru", "value": "h_n"},
+    "tasks/41_GRUBidirectional.py": {"module": "gru", "value": "output"},
+    "tasks/42_GRUBidirectionalHidden.py": {"module": "gru", "value": "h_n"},
+}
 
 
 def test_inspect_full_shapes_and_overrides(worker):
