@@ -1,13 +1,184 @@
+// `kforge library list | add RUN_DIR`: what the kernel library holds (the repository's library/
+// and the user's local one) with its measured speed-ups, and adding a run's verified best
+// candidate to the local library.
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
 #include <fmt/core.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "llm/library_catalog.h"
+#include "llm/library_provider.h"
+#include "store/json_codec.h"
+#include "store/run_record.h"
+#include "store/run_store.h"
 
 namespace kforge::cli {
 
-// Placeholder until its owner lands it.
-int run_library_command(const Options&) {
-  fmt::print(stderr, "kforge library: not built yet\n");
-  return kExitEnvironment;
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::filesystem::path> library_dirs() {
+  return {std::filesystem::path(KFORGE_SOURCE_DIR) / "library", llm::user_library_dir()};
+}
+
+/// The measurement shown for an entry: its default configuration's best speed-up vs CUDA graph.
+const llm::LibraryMeasurement* headline(const llm::LibraryEntry& entry) {
+  const llm::LibraryMeasurement* best = nullptr;
+  for (const auto& m : entry.measurements) {
+    if (!m.is_default) continue;
+    if (!best || m.speedup_vs_cuda_graph.value_or(0) > best->speedup_vs_cuda_graph.value_or(0))
+      best = &m;
+  }
+  return best;
+}
+
+std::string speedup(const std::optional<double>& value) {
+  return value ? fmt::format("{:.2f}x", *value) : "-";
+}
+
+int list_library(const Options& options) {
+  auto entries = llm::load_library(library_dirs());
+  if (!entries) {
+    fmt::print(stderr, "kforge library: {}\n", entries.error().message);
+    return kExitUsage;
+  }
+  if (options.json) {
+    json out = json::array();
+    for (const auto& e : *entries) {
+      json rows = json::array();
+      for (const auto& m : e.measurements)
+        rows.push_back({{"task", m.task}, {"device", m.device}, {"date", m.date},
+                        {"engine", m.engine}, {"default", m.is_default},
+                        {"library_ms", m.library_ms ? json(*m.library_ms) : json()},
+                        {"speedup_vs_eager", m.speedup_vs_eager ? json(*m.speedup_vs_eager) : json()},
+                        {"speedup_vs_cuda_graph",
+                         m.speedup_vs_cuda_graph ? json(*m.speedup_vs_cuda_graph) : json()}});
+      out.push_back({{"name", e.name}, {"dir", e.dir.string()}, {"tasks", e.tasks},
+                     {"signature", e.signature}, {"description", e.description},
+                     {"measurements", rows}});
+    }
+    fmt::print("{}\n", out.dump(2));
+    return kExitOk;
+  }
+  if (entries->empty()) {
+    fmt::print("no library kernels in {} or {}\n", library_dirs()[0].string(),
+               library_dirs()[1].string());
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"kernel", "tasks", "vs graph", "vs eager", "ms", "measured on", "folder"}};
+  for (const auto& e : *entries) {
+    const llm::LibraryMeasurement* m = headline(e);
+    rows.push_back({e.name, fmt::format("{}", fmt::join(e.tasks, ",")),
+                    m ? speedup(m->speedup_vs_cuda_graph) : "-",
+                    m ? speedup(m->speedup_vs_eager) : "-",
+                    m && m->library_ms ? fmt::format("{:.3f}", *m->library_ms) : "-",
+                    m ? fmt::format("{} {}", m->device, m->date) : "not measured",
+                    e.dir.parent_path().string()});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i)
+      line += fmt::format("{:<{}}{}", row[i], width[i], i + 1 < row.size() ? "  " : "");
+    fmt::print("{}\n", line);
+  }
+  return kExitOk;
+}
+
+util::Result<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return util::fail("failed to read {}: cannot open it", path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Copies the run's best candidate, its evaluation and a meta.json into the user's library.
+util::Result<std::filesystem::path> add_run(const Options& options) {
+  const std::filesystem::path run_dir = options.library_dir;
+  if (run_dir.empty()) return util::fail("failed to add to the library: no run directory given");
+  auto text = read_text(run_dir / "run.json");
+  if (!text) return std::unexpected(text.error().context("failed to add {}", run_dir.string()));
+  json doc = json::parse(*text, nullptr, false);
+  if (doc.is_discarded())
+    return util::fail("failed to add {}: run.json is not JSON", run_dir.string());
+  auto run = store::run_from_json(doc);
+  if (!run) return std::unexpected(run.error().context("failed to add {}", run_dir.string()));
+  const store::CandidateRecord* best =
+      run->best_id ? store::find_candidate(*run, *run->best_id) : nullptr;
+  if (!best || best->status != "ok" || !best->score)
+    return util::fail("failed to add {}: the run has no verified best candidate",
+                      run_dir.string());
+  auto source = read_text(run_dir / "best.py");
+  if (!source) return std::unexpected(source.error().context("failed to add {}", run_dir.string()));
+
+  const std::string name = store::safe_name(run->task_name + "_" + run->id);
+  const std::filesystem::path dest = llm::user_library_dir() / name;
+  if (std::filesystem::exists(dest))
+    return util::fail("failed to add {}: {} already exists", run_dir.string(), dest.string());
+  std::filesystem::create_directories(dest);
+  std::ofstream(dest / "candidate.py") << *source;
+  std::filesystem::path evaluation = run_dir / best->file;
+  evaluation.replace_extension(".json");
+  if (std::filesystem::exists(evaluation))
+    std::filesystem::copy_file(evaluation, dest / "evaluation.json");
+
+  json meta = {
+      {"name", name},
+      {"source", "candidate.py"},
+      {"description", fmt::format("best candidate (#{} {}) of run {} ({} / {})", best->id,
+                                  best->stage, run->id, run->config.provider, run->config.model)},
+      {"tasks", {run->task_name}},
+      {"measurements",
+       {{{"task", run->task_name},
+         {"device", run->device.count("name") ? run->device.at("name") : "unknown"},
+         {"date", run->updated_at},
+         {"engine", "run"},
+         {"default", true},
+         {"library_ms", best->latency_ms ? json(*best->latency_ms) : json()},
+         {"eager_ms", best->eager_ms ? json(*best->eager_ms) : json()},
+         {"speedup_vs_eager", *best->score},
+         {"source", std::filesystem::absolute(run_dir).string()}}}}};
+  // the task's signature, so the entry also serves other tasks of the same structure
+  if (std::filesystem::exists(run->config.task)) {
+    llm::LibraryProviderOptions inspect_options;
+    inspect_options.python = options.python;
+    inspect_options.worker_dir = options.worker_dir;
+    auto info = llm::worker_task_inspector(inspect_options)(run->config.task);
+    if (info) {
+      auto signature = llm::derive_signature(*info, run->config.task);
+      if (signature && !signature->fields.empty()) meta["signature"] = signature->fields;
+    }
+  }
+  std::ofstream(dest / "meta.json") << meta.dump(2) << "\n";
+  return dest;
+}
+
+}  // namespace
+
+int run_library_command(const Options& options) {
+  const std::string action = options.library_action.empty() ? "list" : options.library_action;
+  if (action == "list") return list_library(options);
+  if (action == "add") {
+    auto dest = add_run(options);
+    if (!dest) {
+      fmt::print(stderr, "kforge library: {}\n", dest.error().message);
+      return kExitUsage;
+    }
+    fmt::print("added {}\n", dest->string());
+    return kExitOk;
+  }
+  fmt::print(stderr, "kforge library: unknown action {:?} (list | add RUN_DIR)\n", action);
+  return kExitUsage;
 }
 
 }  // namespace kforge::cli

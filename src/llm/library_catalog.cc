@@ -1,6 +1,7 @@
 #include "llm/library_catalog.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -73,6 +74,14 @@ util::Result<LibraryEntry> read_entry(const std::filesystem::path& folder) {
 }
 
 }  // namespace
+
+std::filesystem::path user_library_dir() {
+  if (const char* dir = std::getenv("KFORGE_LIBRARY_DIR"); dir && *dir) return dir;
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
+    return std::filesystem::path(data) / "kforge" / "library";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home ? home : ".") / ".local" / "share" / "kforge" / "library";
+}
 
 util::Result<std::vector<LibraryEntry>> load_library(
     const std::vector<std::filesystem::path>& dirs) {

@@ -43,6 +43,10 @@ struct LibraryEntry {
   std::vector<LibraryMeasurement> measurements;
 };
 
+/// The user's local library: KFORGE_LIBRARY_DIR, else $XDG_DATA_HOME/kforge/library, else
+/// ~/.local/share/kforge/library.
+std::filesystem::path user_library_dir();
+
 /// Every entry under `dirs`, in order (a folder that does not exist is skipped; a folder without
 /// meta.json is not an entry). A malformed meta.json is an error naming the file.
 util::Result<std::vector<LibraryEntry>> load_library(const std::vector<std::filesystem::path>& dirs);

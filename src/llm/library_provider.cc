@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,11 @@ class LibraryProvider final : public Provider {
  public:
   explicit LibraryProvider(LibraryProviderOptions options) : options_(std::move(options)) {
     if (!options_.inspect_task) options_.inspect_task = worker_task_inspector(options_);
+    // the user's own verified wins (`kforge library add`) are searched after the given folders
+    const std::filesystem::path user = user_library_dir();
+    if (std::find(options_.library_dirs.begin(), options_.library_dirs.end(), user) ==
+        options_.library_dirs.end())
+      options_.library_dirs.push_back(user);
   }
 
   util::Result<ChatReply> chat(const ChatRequest& request) override {
