@@ -174,6 +174,8 @@ class Snapshot:
                 now = current.get(name, _MISSING)
                 if now is _MISSING:
                     reasons.append(f"patched {label}.{name} (deleted)")
+                elif now is not value and _transparent_torch_wrapper(now, value):
+                    continue
                 elif now is not value or (code is not None and
                                           getattr(now, "__code__", None) is not code):
                     reasons.append(f"patched {label}.{name}")
@@ -184,6 +186,34 @@ class Snapshot:
 
 
 _MISSING = object()
+
+
+def _transparent_torch_wrapper(now, original):
+    """torch wraps some of its own functions at run time (importing torch._dynamo replaces
+    torch.manual_seed with a functools.wraps wrapper of it): a wrapper defined in torch whose
+    __wrapped__ chain reaches the original is not a patch."""
+    code = getattr(now, "__code__", None)
+    torch_dir = os.path.dirname(getattr(sys.modules.get("torch"), "__file__", "") or "")
+    if code is None or not torch_dir or not code.co_filename.startswith(torch_dir + os.sep):
+        return False
+    inner = getattr(now, "__wrapped__", None)
+    for _ in range(8):
+        if inner is original:
+            return True
+        inner = getattr(inner, "__wrapped__", None)
+    return False
+
+
+def _prepare_compiler(options):
+    """When the harness will torch.compile the reference (the compile baseline), let dynamo
+    install its nn.Module hooks now, before the snapshot, so they do not read as patches."""
+    if "compile" not in (options.get("baselines") or []):
+        return
+    try:
+        from torch._dynamo.mutation_guard import install_generation_tagging_init
+        install_generation_tagging_init()
+    except Exception:  # another torch: the snapshot will name what changed
+        pass
 
 
 def _import_own_modules():
@@ -245,6 +275,7 @@ class Guard:
 
     def before_candidate_import(self):
         _import_own_modules()  # so that lazily imported ones are in the snapshot too
+        _prepare_compiler(self.options)
         self._threads = set(threading.enumerate())
         for name, module in list(sys.modules.items()):
             if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):

@@ -359,3 +359,15 @@ def test_a_candidate_holding_the_workers_modules_is_named():
     module.helper = kforge_worker.correctness
     guard.after_candidate_import(module, Double)
     assert any("imports the worker's own code" in v for v in guard.violations)
+
+
+def test_torchs_own_transparent_wrappers_are_not_patches():
+    snapshot = trust.Snapshot()
+    original = torch.manual_seed
+    try:
+        vars(torch)["manual_seed"] = torch._disable_dynamo(original)  # what dynamo's import does
+        assert snapshot.changes() == []
+        vars(torch)["manual_seed"] = torch._disable_dynamo(lambda seed: None)
+        assert snapshot.changes() == ["patched torch.manual_seed"]
+    finally:
+        vars(torch)["manual_seed"] = original
