@@ -65,6 +65,14 @@ def to_float64(model, device):
     return model64
 
 
+def _short_repr(value):
+    import torch
+    if isinstance(value, torch.Tensor):
+        return f"tensor{list(value.shape)}"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def upcast(values):
     import torch
     return [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
@@ -137,7 +145,8 @@ class Evaluation:
         with self.reference_code("build Model"), numerics.under(self.settings):
             reference = self.task.model_class(*clone_values(init_inputs)).to(self.device).eval()
         seed_all(seed)
-        with self.candidate_code("build ModelNew"):
+        shown = ", ".join(_short_repr(value) for value in init_inputs)
+        with self.candidate_code(f"build ModelNew({shown}) (the arguments Model gets)"):
             candidate = model_new(*clone_values(init_inputs))
             candidate = candidate.to(self.device).eval()
         return reference, candidate

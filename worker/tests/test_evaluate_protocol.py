@@ -274,3 +274,11 @@ def test_candidate_output_is_captured_not_mixed_into_the_protocol(worker):
     assert result["error"].endswith("ValueError: unsupported shape (2, 16)")
     assert "debug: block size is 128" in result["output_tail"]
     assert result["output_bytes"] >= len("debug: block size is 128\n")
+
+
+def test_wrong_constructor_signature_shows_models_arguments(worker):
+    result = worker.evaluate("tasks/39_GRU.py", candidate("wrong_init_signature"))
+    assert result["status"] == "runtime_error"
+    assert result["error"] == (
+        "failed to build ModelNew(16, 16, 6) (the arguments Model gets):\n"
+        "TypeError: ModelNew.__init__() takes 3 positional arguments but 4 were given")
