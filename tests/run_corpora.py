@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The trust proof: runs the red-team corpus (tests/adversarial), the fault corpus (tests/faults)
 and every legitimate candidate in the repository (library/*/candidate.py, and the controls of
-tests/controls/manifest.json: good test kernels, Triton matmul and conv) through a real worker over the JSON-lines protocol, and prints one table:
+tests/controls/manifest.json: good test kernels, Triton matmul and conv) through a real worker
+over the JSON-lines protocol, and prints one table:
 
     kind  case  expected  got  pass  (reasons)
 
