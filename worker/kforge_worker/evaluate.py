@@ -434,7 +434,10 @@ class Evaluation:
             self.result["reasons"] += failure.reasons
         guard = getattr(self, "guard", None)
         if guard is not None:
-            guard.after_timing(timing=self.result["timing"])
+            try:
+                guard.after_timing(timing=self.result["timing"])
+            except Failure as refusal:  # a refusal raised by the guard itself
+                guard.violations.append(refusal.message)
             if guard.violations:
                 self.result["reasons"] += list(guard.violations)
                 if self.result["status"] in ("ok", "wrong_output"):
