@@ -434,15 +434,17 @@ class Evaluation:
             self.result["reasons"] += failure.reasons
         guard = getattr(self, "guard", None)
         if guard is not None:
+            refused = []
             try:
                 guard.after_timing(timing=self.result["timing"])
             except Failure as refusal:  # a refusal raised by the guard itself
-                guard.violations.append(refusal.message)
-            if guard.violations:
-                self.result["reasons"] += list(guard.violations)
+                refused.append(refusal.message)
+            violations = list(guard.violations) + refused
+            if violations:
+                self.result["reasons"] += violations
                 if self.result["status"] in ("ok", "wrong_output"):
                     self.result["status"] = "rejected"
-                    self.result["error"] = "\n".join(guard.violations)
+                    self.result["error"] = "\n".join(violations)
         if self.fp64_missing:
             self.result.setdefault("notes", []).append(
                 f"no float64 reference (the calibrated verdict is the kernelbench one): "
