@@ -287,6 +287,7 @@ class Guard:
         self._reference_cls = reference_cls
         trust_audit.add_candidate(getattr(module, "__file__", None), module.__name__)
         self._check_snapshot()
+        self._check_threads(self._threads)  # only the import ran since the baseline
         for name, value in vars(module).items():
             owner = value.__name__ if isinstance(value, types.ModuleType) else \
                 getattr(value, "__module__", None)
@@ -385,8 +386,8 @@ class Guard:
             if only_candidate and not (code and trust_audit.is_candidate_file(code.co_filename)):
                 continue
             if thread.is_alive() and not origin.startswith(("torch", "triton")):
-                self._add([f"left a thread running after forward returned ({thread.name}): work "
-                           f"the timing would not see"])
+                self._add([f"left a thread running ({thread.name}): work the timing would not "
+                           f"see"])
 
     def _check_streams(self, stream):
         import torch

@@ -371,3 +371,16 @@ def test_torchs_own_transparent_wrappers_are_not_patches():
         assert snapshot.changes() == ["patched torch.manual_seed"]
     finally:
         vars(torch)["manual_seed"] = original
+
+
+def test_a_thread_started_at_import_is_a_violation():
+    import threading
+    stop = threading.Event()
+    guard = trust.Guard(None, {})
+    guard.before_candidate_import()
+    threading.Thread(target=stop.wait, daemon=True).start()  # what the candidate's import did
+    try:
+        guard.after_candidate_import(types.ModuleType("candidate"), Double)
+    finally:
+        stop.set()
+    assert any("left a thread running" in v for v in guard.violations)
