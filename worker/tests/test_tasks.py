@@ -111,3 +111,11 @@ def test_random_state_in_forward_pattern(worker):
     assert correctness["max_abs_err"] == 0.0
     assert correctness["fp64_reliable"] is False
     assert correctness["pass_calibrated"] and correctness["pass_kernelbench"]
+
+
+def test_triton_matmul_with_a_runtime_k_loop(worker):
+    # K = 40: three K tiles, the last one masked; the alternative shape set is M = 17.
+    result = worker.evaluate("tasks/matmul.py", candidate("matmul_triton"), overrides={"K": 40})
+    assert result["status"] == "ok", result["error"]
+    assert result["generalizes"] == "yes"
+    assert result["shapes"] == {"M": 16, "K": 40, "N": 16}
