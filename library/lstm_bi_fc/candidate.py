@@ -826,8 +826,9 @@ def _task_constant(name, default):
     get_inputs), else use the task file's default."""
     import sys
     for module in reversed(list(sys.modules.values())):
-        if hasattr(module, "Model") and hasattr(module, "get_inputs") and hasattr(module, name):
-            return getattr(module, name)
+        namespace = getattr(module, "__dict__", {})  # no module __getattr__ (lazy imports)
+        if "Model" in namespace and "get_inputs" in namespace and name in namespace:
+            return namespace[name]
     return default
 
 
