@@ -68,7 +68,8 @@ def _power_of_two(value):
 def shrink_overrides(constants):
     """Small shapes for CPU checks (docs/protocol.md, "Shrink policy"):
     names containing seq/len/time/step -> 8; names containing batch -> 2; any other int > 32 ->
-    16 when it is a power of two, else 20 (so power-of-two-ness, hence masking paths, is kept).
+    16 when it is a power of two, else 24 (so power-of-two-ness, hence masking paths, is kept;
+    24 rather than 20 because it divides by 2, 3, 4, 6, 8 and 12: head counts, groups).
     Floats, bools and ints <= 32 (layers, kernel sizes, channels of small convs) are kept."""
     shrunk = {}
     for name, value in constants.items():
@@ -80,7 +81,7 @@ def shrink_overrides(constants):
         elif "batch" in lower:
             small = 2
         elif value > 32:
-            small = 16 if _power_of_two(value) else 20
+            small = 16 if _power_of_two(value) else 24
         else:
             continue
         if small < value:

@@ -22,7 +22,7 @@ def test_shrink_overrides_policy():
                  "dropout": 0.0, "bidirectional": True, "time_steps": 4}
     assert shrink_overrides(constants) == {
         "batch_size": 2, "seq_len": 8, "sequence_length": 8, "input_size": 16,
-        "hidden_size": 16, "dim": 20}
+        "hidden_size": 16, "dim": 24}
 
 
 def test_alternative_overrides_prefers_batch_then_seq():
@@ -338,7 +338,7 @@ def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
     assert result["eager"]["trials"] == 3
     assert result["cuda_graph"] is None and result["compile"] is None
     assert result["errors"]["cuda_graph"].startswith("CUDA graph capture failed: ")
-    assert result["shapes"] == {"batch_size": 2, "dim": 20}
+    assert result["shapes"] == {"batch_size": 2, "dim": 24}
 
 
 def _leave_a_grandchild(request, scratch):
