@@ -177,6 +177,8 @@ Facts parse_root(const json& root) {
     ReferenceFacts reference;
     reference.path = str(*ref, "path");
     reference.families = strings(*ref, "families");
+    reference.replaced_families = strings(*ref, "replaced_families");
+    if (reference.replaced_families.empty()) reference.replaced_families = reference.families;
     reference.recurrent = boolean(*ref, "recurrent");
     reference.layers = optional_int(*ref, "layers");
     reference.directions = std::max(1, integer(*ref, "directions"));

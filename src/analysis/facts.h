@@ -157,6 +157,9 @@ struct TorchOp {
 struct ReferenceFacts {
   std::string path;
   std::vector<std::string> families;
+  /// The families a candidate must compute itself: the recurrent ones for a recurrent reference
+  /// (its input projection and output head may stay library GEMMs), else all of `families`.
+  std::vector<std::string> replaced_families;
   bool recurrent = false;
   std::optional<int> layers;
   int directions = 1;

@@ -9,7 +9,7 @@ namespace {
 /// The loop that walks the hidden size one element per iteration, with loads in it.
 const KernelLoop* serial_hidden_loop(const JitFunction& function) {
   for (const KernelLoop& loop : function.loops)
-    if (loop.kind == "for" && loop.unit_step && !loop.is_static && contains(loop.roles, "hidden") &&
+    if (loop.unit_step && !loop.is_static && contains(loop.roles, "hidden") &&
         !contains(loop.roles, "time") && loop.loads > 0)
       return &loop;
   return nullptr;
@@ -34,10 +34,13 @@ void check_batch_only_grid(const Facts& facts, std::vector<Diagnostic>& out) {
     out.push_back(
         {"batch-only-grid", Severity::kWarning, at(facts, launch.line, launch.column),
          fmt::format("grid `{}` of {} has {} dimension{} over the batch only, while each program "
-                     "walks the hidden size serially in `for {} in {}` (line {}): few programs, "
-                     "one scalar-vector step per hidden unit",
+                     "walks the hidden size serially in `{}` (line {}): few programs, one "
+                     "scalar-vector step per hidden unit",
                      launch.grid, launch.kernel, launch.dims->size(),
-                     launch.dims->size() == 1 ? "" : "s", loop->var, loop->iter, loop->line),
+                     launch.dims->size() == 1 ? "" : "s",
+                     loop->kind == "for" ? fmt::format("for {} in {}", loop->var, loop->iter)
+                                         : fmt::format("while {}", loop->iter),
+                     loop->line),
          "Parallelise the hidden dimension too: grid = (cdiv(B, BLOCK_B), cdiv(H, BLOCK_H)), "
          "pid_h = tl.program_id(1), offs_h = pid_h * BLOCK_H + tl.arange(0, BLOCK_H); replace "
          "the per-element loop by a tiled one, `for k in range(0, H, BLOCK_K)` with "

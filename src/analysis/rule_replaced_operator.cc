@@ -7,12 +7,12 @@
 namespace kforge::analysis {
 
 void check_replaced_operator(const Facts& facts, std::vector<Diagnostic>& out) {
-  if (!facts.reference || facts.reference->families.empty()) return;
+  if (!facts.reference || facts.reference->replaced_families.empty()) return;
   const ReferenceFacts& reference = *facts.reference;
-  bool single_op = reference.families.size() == 1;
+  bool single_op = reference.replaced_families.size() == 1;
   std::set<std::pair<std::string, int>> seen;
   for (const TorchOp& op : facts.torch_ops) {
-    if (!contains(reference.families, op.family)) continue;
+    if (!contains(reference.replaced_families, op.family)) continue;
     if (!seen.insert({op.name, op.line}).second) continue;
     Severity severity = op.heavy || single_op ? Severity::kError : Severity::kWarning;
     out.push_back(

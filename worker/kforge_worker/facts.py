@@ -166,7 +166,8 @@ def reference_facts(source, path):
     tree, error = _parse(source, path)
     if tree is None:
         return {"path": path, "syntax_error": error, "ops": [], "families": [],
-                "recurrent": False, "layers": None, "directions": 1}
+                "heavy_families": [], "replaced_families": [], "recurrent": False,
+                "layers": None, "directions": 1}
     aliases = Aliases(tree)
     host = HostFacts(tree, aliases, [], ("Model",))
     ops = [{"name": op["name"], "family": op["family"], "heavy": op["heavy"], "line": op["line"]}
@@ -185,9 +186,13 @@ def reference_facts(source, path):
         if (isinstance(node, ast.keyword) and node.arg == "bidirectional"
                 and isinstance(node.value, ast.Constant) and node.value.value is True):
             bidirectional = True
+    recurrent = [f for f in families if f in RECURRENT_FAMILIES]
+    # What the candidate replaces: the recurrence itself when there is one (the input projection
+    # and an output head may stay library GEMMs: the hybrid strategy), else every operator.
     return {"path": path, "syntax_error": None, "ops": ops, "families": families,
             "heavy_families": [f for f in families if is_heavy(f)],
-            "recurrent": any(f in RECURRENT_FAMILIES for f in families),
+            "replaced_families": recurrent or families,
+            "recurrent": bool(recurrent),
             "layers": layers, "directions": 2 if bidirectional else 1}
 
 

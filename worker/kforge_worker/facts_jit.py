@@ -190,10 +190,24 @@ class JitFunctionFacts:
                 roles |= roles_of_name(name)
             entry["roles"] = sorted(roles)
         else:
+            # `while n < H: ... n += 1` walks H one element at a time, like range(H).
+            counters = set()
+            for sub in ast.walk(stmt):
+                if (isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add)
+                        and isinstance(sub.target, ast.Name) and isinstance(sub.value, ast.Constant)
+                        and sub.value.value == 1):
+                    counters.add(sub.target.id)
+            test_names = names_in(stmt.test)
+            unit = bool(counters & set(test_names))
+            roles = set()
+            if unit:
+                for name in test_names:
+                    if name not in counters:
+                        roles |= roles_of_name(name)
             entry.update({"kind": "while", "var": None, "iter": unparse(stmt.test), "start": None,
-                          "stop": None, "step": None, "unit_step": False, "static": False,
-                          "bound_names": names_in(stmt.test), "bound_constexpr": False,
-                          "roles": []})
+                          "stop": None, "step": None, "unit_step": unit, "static": False,
+                          "bound_names": test_names, "bound_constexpr": False,
+                          "roles": sorted(roles)})
         self.loops.append(entry)
         self.loop_nodes[loop_id] = stmt
 
