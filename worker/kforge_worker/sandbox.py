@@ -129,7 +129,7 @@ def _kill_group(pid):
             pass
 
 
-def _child(fn, request, scratch, result_w, output_w, keep_fds, cpu_only):
+def _child(fn, request, scratch, result_w, output_w, cpu_only):
     """In the forked child: isolate, run fn(request, scratch), send its result, exit."""
     status = 1
     try:
@@ -139,13 +139,8 @@ def _child(fn, request, scratch, result_w, output_w, keep_fds, cpu_only):
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
         # Close every other descriptor (the protocol stream above all).
-        keep = sorted({0, 1, 2, result_w} | set(keep_fds))
-        start = 3
-        for fd in keep:
-            if fd >= start:
-                os.closerange(start, fd)
-                start = fd + 1
-        os.closerange(start, 65536)
+        os.closerange(3, result_w)
+        os.closerange(result_w + 1, 65536)
         for name in list(os.environ):
             if SECRET_NAME.search(name):
                 del os.environ[name]
@@ -155,7 +150,7 @@ def _child(fn, request, scratch, result_w, output_w, keep_fds, cpu_only):
         os.chdir(scratch)
         import faulthandler
         import sys
-        sys.stdin = open(os.devnull)
+        sys.stdin = os.fdopen(0, "r", closefd=False)
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
         faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
@@ -190,7 +185,7 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
     if pid == 0:
         os.close(result_r)
         os.close(output_r)
-        _child(fn, request, scratch, result_w, output_w, (), cpu_only)
+        _child(fn, request, scratch, result_w, output_w, cpu_only)
     os.close(result_w)
     os.close(output_w)
     output = Output()

@@ -388,3 +388,20 @@ def test_timing_budget_shortens_the_trial_loop(monkeypatch):
     assert timing.MIN_TRIALS <= stats["a"]["trials"] < 40
     assert stats["a"]["trials"] == stats["b"]["trials"]
     assert stats["a"]["median_ms"] >= 5.0
+
+
+def _open_descriptors(request, scratch):
+    return {"fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd"))}
+
+
+def test_sandbox_child_keeps_only_its_own_descriptors():
+    # The worker's protocol stream (and anything else the parent holds) must not reach the
+    # child: only stdin (/dev/null), the output pipe on 1 and 2, and the result pipe remain.
+    spare = os.open(os.devnull, os.O_RDONLY)  # stands in for the protocol stream
+    try:
+        outcome = sandbox.run_request(_open_descriptors, {"op": "test"}, timeout_s=30)
+    finally:
+        os.close(spare)
+    fds = outcome.result["fds"]
+    assert fds[:3] == [0, 1, 2]
+    assert len(fds) == 5  # and the result pipe, and the descriptor listdir itself holds
