@@ -150,15 +150,19 @@ def is_compile_error(error):
     as `arange's arguments must be of type tl.constexpr`, or a `tl.` name that does not exist."""
     from triton.compiler.errors import CompilationError
     from triton.runtime.errors import InterpreterError, OutOfResources, PTXASError
-    language_dir = os.path.join(_triton_dir(), "language")
-    compiler_dir = os.path.join(_triton_dir(), "compiler")
+    # Triton's front end, its compiler driver and the backends' compile steps (MLIR passes,
+    # ptxas; backends/<gpu>/compiler.py, not driver.py which launches): an error raised there is
+    # the kernel source's fault, not the run's.
+    front = tuple(os.path.join(_triton_dir(), name) + os.sep for name in ("language", "compiler"))
+    backends = os.path.join(_triton_dir(), "backends") + os.sep
     for link in _chain(error):
         if isinstance(link, (CompilationError, OutOfResources, PTXASError)):
             return True
         if isinstance(link, InterpreterError):
             continue
         innermost = _innermost_file(link)
-        if innermost.startswith(language_dir) or innermost.startswith(compiler_dir):
+        if innermost.startswith(front) or (innermost.startswith(backends) and
+                                           os.path.basename(innermost) == "compiler.py"):
             return True
         if isinstance(link, AttributeError) and "triton.language" in str(link):
             return True
