@@ -26,13 +26,14 @@ _state = {
 }
 _local = threading.local()
 
-# Programs Triton and torch run while compiling: Triton builds its launcher stub with the C compiler
-# (triton/runtime/build.py), finds libcuda with /sbin/ldconfig (backends/nvidia/driver.py) and runs
-# ptxas/cuobjdump/nvdisasm from its package or TRITON_*_PATH (knobs.py, backends/nvidia/compiler.py);
-# torch.utils.cpp_extension runs ninja, c++ and nvcc for CUDA C++ candidates.
+# Programs Triton and torch run while compiling: Triton builds its launcher stub with the C
+# compiler (triton/runtime/build.py), finds libcuda with /sbin/ldconfig (backends/nvidia/
+# driver.py) and runs ptxas/cuobjdump/nvdisasm from its package or TRITON_*_PATH (knobs.py,
+# backends/nvidia/compiler.py); torch.utils.cpp_extension runs ninja, c++ and nvcc.
 _ALLOWED_PROGRAM = re.compile(
     r"^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+)(-[0-9.]+)?$"
-    r"|^(ldconfig(\.real)?|nvcc|ptxas(-blackwell)?|cuobjdump|nvdisasm|ninja|cicc|fatbinary|nvlink)$")
+    r"|^(ldconfig(\.real)?|nvcc|ptxas(-blackwell)?|cuobjdump|nvdisasm|ninja|cicc|fatbinary"
+    r"|nvlink)$")
 _OWN_FILES = {__file__, os.path.realpath(__file__)}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
@@ -231,8 +232,9 @@ def _open(args):
 def _change(*indices):
     def check(args):
         for index in indices:
-            if index < len(args) and args[index] is not None and _outside(args[index]):
-                return f"tried to change a file outside its scratch directory: {_outside(args[index])}"
+            path = args[index] if index < len(args) else None
+            if path is not None and _outside(path):
+                return f"tried to change a file outside its scratch directory: {_outside(path)}"
         return None
     return check
 
