@@ -31,17 +31,35 @@ void line(std::string& out, std::string_view label, std::string_view value) {
   out += fmt::format("{:<14}{}\n", label, indent_rest(value, std::string(14, ' ')));
 }
 
+/// The last `count` lines of `text`, without a trailing newline.
+std::string last_lines(std::string_view text, std::size_t count) {
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::size_t start = text.size();
+  for (std::size_t seen = 0; start > 0 && seen < count;) {
+    --start;
+    if (text[start] == '\n' && ++seen == count) {
+      ++start;
+      break;
+    }
+  }
+  return std::string(text.substr(start));
+}
+
 struct NamedStats {
   std::string_view name;
   const std::optional<LatencyStats>& stats;
 };
 
-void timing_table(std::string& out, const std::vector<NamedStats>& rows) {
+void timing_table(std::string& out, const std::vector<NamedStats>& rows,
+                  const std::map<std::string, std::string>& errors) {
   out += fmt::format("{:<14}{:>10} {:>10} {:>9} {:>10} {:>7}\n", "timing (ms)", "median", "mean",
                      "std", "min", "trials");
   for (const NamedStats& row : rows) {
     if (!row.stats) {
-      out += fmt::format("  {:<12}{:>10}\n", row.name, "-");
+      auto error = errors.find(std::string(row.name));
+      out += error == errors.end() ? fmt::format("  {:<12}{:>10}\n", row.name, "-")
+                                   : fmt::format("  {:<12}{:>10}  ({})\n", row.name, "-",
+                                                 indent_rest(error->second, std::string(26, ' ')));
       continue;
     }
     const LatencyStats& s = *row.stats;
@@ -144,10 +162,12 @@ std::string format_evaluation(const eval::Evaluation& e, const SummaryContext& c
     if (e.status == eval::Status::kOk)
       line(out, "timing", "not measured in CPU mode (correctness only)");
   } else if (e.candidate || e.eager || e.compiled || e.cuda_graph) {
-    timing_table(out, {{"candidate", e.candidate},
-                       {"eager", e.eager},
-                       {"compile", e.compiled},
-                       {"cuda_graph", e.cuda_graph}});
+    timing_table(out,
+                 {{"candidate", e.candidate},
+                  {"eager", e.eager},
+                  {"compile", e.compiled},
+                  {"cuda_graph", e.cuda_graph}},
+                 e.baseline_errors);
     std::string score;
     if (e.score) score = fmt::format("{:.3f}x vs eager", *e.score);
     auto best =
@@ -170,6 +190,9 @@ std::string format_evaluation(const eval::Evaluation& e, const SummaryContext& c
          fmt::format("{}  x{:g} per forward{}{}", kernel.name, kernel.calls_per_forward, share,
                      kernel.own ? ", own" : ", library"));
   }
+  for (const std::string& note : e.notes) line(out, "note", note);
+  if (e.status != eval::Status::kOk && !e.output_tail.empty())
+    line(out, "printed", last_lines(e.output_tail, 10));
   line(out, "device", device_text(context, e.device, e.versions));
   if (!e.shapes.empty()) line(out, "shapes", join_map(e.shapes));
   if (e.wall_s > 0)
@@ -183,7 +206,7 @@ std::string format_baseline(const eval::BaselineResult& b, const SummaryContext&
   line(out, "task", context.task.string());
   std::vector<NamedStats> rows = {
       {"eager", b.eager}, {"compile", b.compiled}, {"cuda_graph", b.cuda_graph}};
-  timing_table(out, rows);
+  timing_table(out, rows, b.errors);
   if (cpu) {
     line(out, "note", "CPU timings: not comparable with GPU figures; no speed-ups in CPU mode");
   } else if (auto best = best_baseline(rows)) {

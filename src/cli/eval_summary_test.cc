@@ -88,6 +88,27 @@ TEST(FormatEvaluation, FailureShowsIndentedErrorAndLocation) {
   EXPECT_THAT(text, Not(HasSubstr("score")));
 }
 
+TEST(FormatEvaluation, BaselineErrorsNotesAndPrintedOutput) {
+  eval::Evaluation e = passing();
+  e.compiled.reset();
+  e.baseline_errors = {{"compile", "torch.compile failed: no Triton for RNNs"}};
+  e.notes = {"the candidate changed global numerics: allow_tf32"};
+  std::string text = format_evaluation(e, {.task = "t.py", .candidate = "c.py"});
+  EXPECT_THAT(text,
+              HasSubstr("  compile              -  (torch.compile failed: no Triton for RNNs)\n"));
+  EXPECT_THAT(text, HasSubstr("note          the candidate changed global numerics: allow_tf32\n"));
+  EXPECT_THAT(text, Not(HasSubstr("printed")));  // a passing candidate's prints are noise
+
+  e.status = eval::Status::kRuntimeError;
+  e.output_tail =
+      "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline "
+      "10\nline 11\n";
+  text = format_evaluation(e, {.task = "t.py", .candidate = "c.py"});
+  EXPECT_THAT(text, HasSubstr("printed       line 2\n              line 3\n"));
+  EXPECT_THAT(text, HasSubstr("line 11\n"));
+  EXPECT_THAT(text, Not(HasSubstr("line 1\n")));
+}
+
 TEST(FormatEvaluation, NonFiniteErrorsPrintAsWords) {
   eval::Evaluation e = passing();
   e.status = eval::Status::kWrongOutput;
@@ -105,6 +126,10 @@ TEST(FormatBaseline, BestBaselineAndRatio) {
   std::string text = format_baseline(b, {.task = "tasks/39_GRU.py"});
   EXPECT_THAT(text, HasSubstr("  eager           42.000"));
   EXPECT_THAT(text, HasSubstr("best          cuda_graph 8.700 ms (4.83x faster than eager)"));
+  b.compiled.reset();
+  b.errors = {{"compile", "torch.compile failed"}};
+  text = format_baseline(b, {.task = "tasks/39_GRU.py"});
+  EXPECT_THAT(text, HasSubstr("  compile              -  (torch.compile failed)\n"));
 }
 
 TEST(FormatBaseline, CpuModeHasNoRatio) {

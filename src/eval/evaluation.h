@@ -99,6 +99,13 @@ struct Evaluation {
   std::map<std::string, double> shapes;
   double wall_s = 0;
   double timed_s = 0;
+  /// Baselines that could not be timed, with the reason (e.g. torch.compile failed).
+  std::map<std::string, std::string> baseline_errors;
+  /// Remarks that do not change the verdict (e.g. the candidate changed global numerics).
+  std::vector<std::string> notes;
+  /// The last lines the candidate printed, and how many bytes it printed in all.
+  std::string output_tail;
+  long long output_bytes = 0;
   /// The worker's reply as it came, kept so the run store can write it verbatim.
   std::string raw_json;
 };

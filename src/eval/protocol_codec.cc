@@ -189,6 +189,23 @@ class Decoder {
     return stats;
   }
 
+  /// A list of strings.
+  std::vector<std::string> strings(const json& object, std::string_view key,
+                                   std::string_view parent) {
+    std::vector<std::string> out;
+    const json* list = array(object, key, parent);
+    if (!list) return out;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const json& item = (*list)[i];
+      if (item.is_string())
+        out.push_back(item.get<std::string>());
+      else
+        fail(fmt::format("{}[{}]", join(parent, key), i),
+             fmt::format("expected a string, got {}", describe_value(item)));
+    }
+    return out;
+  }
+
   /// An object of scalars as text (numbers formatted, booleans "true"/"false", nulls left out).
   std::map<std::string, std::string> text_map(const json& object, std::string_view key,
                                               std::string_view parent) {
@@ -333,8 +350,13 @@ json evaluation_json(const Evaluation& evaluation) {
   out["versions"] = evaluation.versions;
   out["shapes"] = json::object();
   for (const auto& [name, value] : evaluation.shapes) out["shapes"][name] = number_json(value);
+  if (!evaluation.baseline_errors.empty() && out["timing"].is_object())
+    out["timing"]["baseline_errors"] = evaluation.baseline_errors;
   out["wall_s"] = number_json(evaluation.wall_s);
   out["timed_s"] = number_json(evaluation.timed_s);
+  out["notes"] = evaluation.notes;
+  out["output_tail"] = evaluation.output_tail;
+  out["output_bytes"] = evaluation.output_bytes;
   return out;
 }
 
@@ -379,7 +401,10 @@ json baseline_json(const BaselineResult& baseline) {
           {"cuda_graph", stats_json(baseline.cuda_graph)},
           {"device", baseline.device},
           {"versions", baseline.versions},
-          {"shapes", baseline.shapes}};
+          {"shapes", baseline.shapes},
+          {"errors", baseline.errors},
+          {"wall_s", number_json(baseline.wall_s)},
+          {"timed_s", number_json(baseline.timed_s)}};
 }
 
 json parsed_or(const std::string& raw, const json& fallback) {
@@ -502,16 +527,7 @@ util::Result<Evaluation> decode_evaluation(std::string_view result_json) {
   }
   e.error = d.string(object, "error", "").value_or("");
   e.error_location = d.string(object, "error_location", "");
-  if (const json* reasons = d.array(object, "reasons", "")) {
-    for (std::size_t i = 0; i < reasons->size(); ++i) {
-      const json& reason = (*reasons)[i];
-      if (reason.is_string())
-        e.reasons.push_back(reason.get<std::string>());
-      else
-        d.fail(fmt::format("reasons[{}]", i),
-               fmt::format("expected a string, got {}", describe_value(reason)));
-    }
-  }
+  e.reasons = d.strings(object, "reasons", "");
   if (const json* c = d.object(object, "correctness", "")) {
     Correctness correctness;
     const std::string p = "correctness";
@@ -535,6 +551,7 @@ util::Result<Evaluation> decode_evaluation(std::string_view result_json) {
     e.eager = d.stats(*timing, "eager", "timing");
     e.compiled = d.stats(*timing, "compile", "timing");
     e.cuda_graph = d.stats(*timing, "cuda_graph", "timing");
+    e.baseline_errors = d.text_map(*timing, "baseline_errors", "timing");
   }
   e.score = d.number(object, "score", "");
   e.speedup_vs_best_baseline = d.number(object, "speedup_vs_best_baseline", "");
@@ -561,6 +578,9 @@ util::Result<Evaluation> decode_evaluation(std::string_view result_json) {
   e.shapes = d.number_map(object, "shapes", "");
   e.wall_s = d.number_or(object, "wall_s", "", 0);
   e.timed_s = d.number_or(object, "timed_s", "", 0);
+  e.notes = d.strings(object, "notes", "");
+  e.output_tail = d.string(object, "output_tail", "").value_or("");
+  e.output_bytes = d.integer(object, "output_bytes", "").value_or(0);
   if (d.failed()) return std::unexpected(d.error());
   e.raw_json = dump_text(object);
   return e;
@@ -616,6 +636,9 @@ util::Result<BaselineResult> decode_baseline(std::string_view result_json) {
   baseline.device = d.text_map(object, "device", "");
   baseline.versions = d.text_map(object, "versions", "");
   baseline.shapes = d.number_map(object, "shapes", "");
+  baseline.errors = d.text_map(object, "errors", "");
+  baseline.wall_s = d.number_or(object, "wall_s", "", 0);
+  baseline.timed_s = d.number_or(object, "timed_s", "", 0);
   if (d.failed()) return std::unexpected(d.error());
   baseline.raw_json = dump_text(object);
   return baseline;

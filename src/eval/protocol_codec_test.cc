@@ -24,13 +24,15 @@ constexpr std::string_view kEvaluation = R"({
              "eager": {"median_ms": 20.7, "mean_ms": 20.8, "std_ms": 0.2, "min_ms": 20.5,
                        "trials": 100},
              "compile": null, "cuda_graph": {"median_ms": 8.7, "mean_ms": 8.7, "std_ms": 0.0,
-                                            "min_ms": 8.6, "trials": 100}},
+                                            "min_ms": 8.6, "trials": 100},
+             "baseline_errors": {"compile": "torch.compile failed"}},
   "score": 1.367, "speedup_vs_best_baseline": 0.575, "launches_per_forward": 6,
   "kernels": [{"name": "gru_kernel", "calls_per_forward": 6, "time_share": 0.9, "own": true}],
   "device": {"name": "NVIDIA H100", "sm_count": 132, "memory_gb": 79.1, "uuid": null},
   "versions": {"torch": "2.13.0", "triton": "3.6.0"},
   "shapes": {"batch_size": 10, "seq_len": 512, "batch_first": false},
-  "wall_s": 12.5, "timed_s": 8.25
+  "wall_s": 12.5, "timed_s": 8.25, "notes": ["changed numerics"], "output_tail": "hi\n",
+  "output_bytes": 3
 })";
 
 TEST(EncodeEvaluateRequest, CarriesEveryField) {
@@ -199,6 +201,10 @@ TEST(DecodeEvaluation, ReadsEveryField) {
   EXPECT_EQ(e.shapes.at("batch_first"), 0);
   EXPECT_EQ(e.wall_s, 12.5);
   EXPECT_EQ(e.timed_s, 8.25);
+  EXPECT_EQ(e.baseline_errors.at("compile"), "torch.compile failed");
+  EXPECT_EQ(e.notes, std::vector<std::string>{"changed numerics"});
+  EXPECT_EQ(e.output_tail, "hi\n");
+  EXPECT_EQ(e.output_bytes, 3);
   EXPECT_THAT(e.raw_json, StartsWith("{"));
 }
 
@@ -272,12 +278,16 @@ TEST(DecodeWorkerInfo, CpuHelloHasNoDevice) {
 
 TEST(DecodeBaseline, AcceptsTopLevelOrTimingObject) {
   auto top = decode_baseline(R"({"eager": {"median_ms": 42, "trials": 100}, "compile": null,
-      "cuda_graph": {"median_ms": 8.7}, "shapes": {"seq_len": 512}})");
+      "cuda_graph": {"median_ms": 8.7}, "shapes": {"seq_len": 512},
+      "errors": {"compile": "no Triton"}, "wall_s": 30.5, "timed_s": 12})");
   ASSERT_TRUE(top) << top.error().message;
   EXPECT_EQ(top->eager->median_ms, 42);
   EXPECT_FALSE(top->compiled);
   EXPECT_EQ(top->cuda_graph->median_ms, 8.7);
   EXPECT_EQ(top->shapes.at("seq_len"), 512);
+  EXPECT_EQ(top->errors.at("compile"), "no Triton");
+  EXPECT_EQ(top->wall_s, 30.5);
+  EXPECT_EQ(top->timed_s, 12);
 
   auto nested = decode_baseline(R"({"timing": {"eager": {"median_ms": 1}}})");
   ASSERT_TRUE(nested) << nested.error().message;

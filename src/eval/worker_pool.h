@@ -42,6 +42,10 @@ struct BaselineResult {
   std::map<std::string, std::string> device;
   std::map<std::string, std::string> versions;
   std::map<std::string, double> shapes;
+  /// Baselines that could not be timed, with the reason (e.g. torch.compile failed).
+  std::map<std::string, std::string> errors;
+  double wall_s = 0;
+  double timed_s = 0;
   std::string raw_json;
 };
 
