@@ -10,11 +10,15 @@ import contextlib
 import re
 from collections import Counter
 
-# Kernels from PyTorch's own libraries (ATen, cuBLAS, cuDNN, CUTLASS shipped with torch).
+# Kernels from PyTorch's own libraries (ATen, cuBLAS, cuDNN, CUTLASS shipped with torch), and
+# the Triton kernels torch.compile generates (inductor names them triton_poi_/red_/per_/tem_...).
 _LIBRARY_KERNEL = re.compile(
     r"at::|aten::|cudnn|cublas|cutlass|gemm|gemv|xmma|sm\d+_|ampere_|volta_|turing_|hopper_|"
     r"elementwise_kernel|reduce_kernel|vectorized_|Memcpy|Memset|nchwToNhwc|nhwcToNchw|"
-    r"RNN_|LSTM_|GRU_|splitKreduce|cask|fmha|flash", re.IGNORECASE)
+    r"splitKreduce|cask|fmha|flash|^triton_(poi|red|per|tem|for|spl)_", re.IGNORECASE)
+# cuDNN's RNN kernels (RNN_blockPersist_fp_GRU, LSTM_elementWise_fp...): upper case only, so that
+# a candidate's own `gru_step` kernel is not mistaken for one.
+_CUDNN_RNN_KERNEL = re.compile(r"RNN_|LSTM_|GRU_|elementWise|elemWise")
 
 
 class LaunchCount:
@@ -75,7 +79,8 @@ def is_own_kernel(name, own_names):
     """A kernel is the candidate's own when it is one of its Triton kernels, or when its name is
     not one of PyTorch's libraries' (a custom extension kernel)."""
     base = name.split("(")[0].split("<")[0].replace("void ", "").strip()
-    return base in own_names or not _LIBRARY_KERNEL.search(name)
+    return base in own_names or not (_LIBRARY_KERNEL.search(name) or
+                                     _CUDNN_RNN_KERNEL.search(name))
 
 
 def profile_forward(fn, own_names):

@@ -405,3 +405,16 @@ def test_sandbox_child_keeps_only_its_own_descriptors():
     fds = outcome.result["fds"]
     assert fds[:3] == [0, 1, 2]
     assert len(fds) == 5  # and the result pipe, and the descriptor listdir itself holds
+
+
+def test_own_kernel_classification():
+    from kforge_worker.launches import is_own_kernel
+    own = {"softmax_row_kernel", "gemm_rowwise"}
+    assert is_own_kernel("softmax_row_kernel", own)
+    assert is_own_kernel("gemm_rowwise", own)                    # own name wins over "gemm"
+    assert is_own_kernel("void gru_persistent<float>(float*)", set())  # a CUDA extension's
+    for library in ("void at::native::vectorized_elementwise_kernel<4, float>(int)",
+                    "ampere_sgemm_128x64_nn", "sm90_xmma_gemm_f32f32_tf32f32",
+                    "void cudnn::rnn::RNN_blockPersist_fp_GRU<float>(int)",
+                    "triton_poi_fused_add_mul_0", "triton_red_fused__softmax_1"):
+        assert not is_own_kernel(library, own), library
