@@ -161,7 +161,9 @@ def load_task(path, shrink=False, overrides=None, file=None):
     try:
         module = import_file(file, path, "kforge_task")
     except LoadError as error:
-        raise LoadError(f"failed to load task {error}", error.location, error.status) from None
+        # "failed to load task tasks/x.py:9:8: SyntaxError: ..." or "... tasks/x.py:\n<frames>"
+        message = str(error).removeprefix("failed to import ")
+        raise LoadError(f"failed to load task {message}", error.location, error.status) from None
     for name, kind in (("Model", "class"), ("get_inputs", "function"),
                        ("get_init_inputs", "function")):
         if not hasattr(module, name):

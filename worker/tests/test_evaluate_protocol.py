@@ -211,6 +211,15 @@ def test_malformed_task_syntax_error(worker):
     assert "size = (4" in reply["error"]
 
 
+def test_malformed_task_import_error(worker):
+    path = task_file("import_error")
+    reply = worker.call("inspect_task", task_path=path)
+    assert reply["error"] == (f"failed to load task {path}:\n"
+                              f"  File {path}:7, in <module>\n"
+                              f"    dim = SIZES[\"dim\"]\n"
+                              f"KeyError: 'dim'")
+
+
 def test_failing_get_inputs_is_a_located_request_error(worker):
     path = task_file("bad_inputs")
     reply = worker.call("evaluate", task_path=path, candidate_path=candidate("zeros"),
