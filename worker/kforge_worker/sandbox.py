@@ -173,6 +173,10 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only):
 def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=False):
     """Fork, run `fn(request, scratch_dir) -> dict` in the child, return an Outcome."""
     from kforge_worker.protocol import RequestError
+    import torch
+    if torch.cuda.is_initialized():  # a forked child could not use CUDA at all
+        raise RequestError("failed to start an evaluation child: the worker process itself has "
+                           "initialised CUDA (a worker bug: only children may touch the GPU)")
     timeout_s = float(timeout_s or 300.0)
     memory_limit = float(host_memory_gb or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
     # The child works in its scratch directory: relative paths are resolved against ours.
