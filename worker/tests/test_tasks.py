@@ -119,3 +119,22 @@ def test_triton_matmul_with_a_runtime_k_loop(worker):
     assert result["status"] == "ok", result["error"]
     assert result["generalizes"] == "yes"
     assert result["shapes"] == {"M": 16, "K": 40, "N": 16}
+
+
+RNN_TASKS = [task for task in EXPECTED_OUTPUTS if "LSTM" in task or "GRU" in task]
+
+
+@pytest.mark.parametrize("task", RNN_TASKS)
+def test_a_copy_of_each_recurrent_task_is_judged_correct(worker, task, tmp_path):
+    # The task's own code renamed ModelNew: both verdicts must pass (h0/c0 attributes converted
+    # for the fp64 reference, LSTM state tuples, bidirectional outputs). It calls nn.GRU/nn.LSTM,
+    # so the trust guard rejects it: only the correctness numbers are this test's business.
+    with open(os.path.join(REPO, task)) as source:
+        text = source.read().replace("class Model(", "class ModelNew(")
+    copy = tmp_path / "copy.py"
+    copy.write_text(text)
+    result = worker.evaluate(task, str(copy), input_sets=2, check_generalization=False)
+    correctness = result["correctness"]
+    assert correctness["pass_calibrated"] and correctness["pass_kernelbench"], result["error"]
+    assert correctness["max_abs_err"] == 0.0
+    assert correctness["reference_err_fp64"] < 1e-5
