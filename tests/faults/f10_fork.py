@@ -1,4 +1,6 @@
-"""Fault: fork attempts (os.fork, subprocess, os.system), each tried even if the last failed."""
+"""Fault: fork attempts (os.fork, subprocess, os.system, multiprocessing), each tried even if
+the last one failed."""
+import multiprocessing
 import os
 import subprocess
 
@@ -11,7 +13,8 @@ import triton.language as tl
 class ModelNew(nn.Module):
     def forward(self, x):
         attempts = (lambda: os.fork(), lambda: subprocess.run(["sh", "-c", "true"]),
-                    lambda: os.system("true"))
+                    lambda: os.system("true"),
+                    lambda: multiprocessing.get_context("fork").Process(target=print).start())
         for attempt in attempts:
             try:
                 if attempt() == 0:

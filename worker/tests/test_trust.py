@@ -289,7 +289,10 @@ for name, attempt in attempts.items():
         results[name] = "refused"
     except (OSError, subprocess.SubprocessError) as error:
         results[name] = "error " + type(error).__name__
-print(json.dumps({"results": results, "violations": trust_audit.violations}))
+import resource
+limits = {"core": resource.getrlimit(resource.RLIMIT_CORE),
+          "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)}
+print(json.dumps({"results": results, "violations": trust_audit.violations, "limits": limits}))
 """
 
 
@@ -314,6 +317,8 @@ def test_audit_policy_in_a_child(tmp_path):
     assert (outside / "keep.txt").read_text() == "keep"
     assert sorted(os.listdir(outside)) == ["keep.txt"]
     assert (scratch / "inside.txt").read_text() == "ok"
+    assert report["limits"]["core"] == [0, 0]
+    assert report["limits"]["fsize"] == [trust.FILE_SIZE_LIMIT] * 2
     violations = "\n".join(report["violations"])
     for text in ("tried to fork", "tried to run a program: sh", "network",
                  "outside its scratch directory", "signal another process", "gc.get_objects",
