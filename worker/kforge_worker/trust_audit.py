@@ -1,8 +1,8 @@
 """The sandboxed child's audit policy: a `sys.addaudithook` hook that refuses what a kernel has no
 business doing (spawning programs, the network, writing outside its scratch directory, signalling
 other processes, reading the harness's objects through `gc` or frames, tracing, swapping a
-function's code)
-and records each refusal as a violation, which the Guard turns into status "rejected".
+function's code) and records each refusal as a violation, which the Guard turns into status
+"rejected".
 
 Audit hooks cannot be removed once installed, so a candidate cannot switch this off from Python.
 They do not see native code (ctypes, a compiled extension): that is contained by the process
@@ -57,6 +57,7 @@ def install(scratch_dir):
         except OSError:
             pass
     allow_write(os.devnull)  # subprocess.DEVNULL opens it read-write
+    _refused_class()  # resolved now, not from inside the hook
     if not _state["installed"]:
         sys.addaudithook(_hook)
         _state["installed"] = True
