@@ -15,12 +15,15 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
 class Worker:
-    """A `python -m kforge_worker` subprocess; `call(op, **fields)` returns the reply dict."""
+    """A `python -m kforge_worker` subprocess (CPU mode unless `gpu`); `call(op, **fields)`
+    returns the reply dict."""
 
-    def __init__(self):
+    def __init__(self, gpu=False):
         env = {**os.environ, "PYTHONPATH": WORKER_DIR, "TRITON_INTERPRET": "1"}
+        if gpu:
+            del env["TRITON_INTERPRET"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "kforge_worker", "--cpu"], cwd=REPO, env=env,
+            [sys.executable, "-m", "kforge_worker"] + ([] if gpu else ["--cpu"]), cwd=REPO, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, bufsize=1)
         self.next_id = 0

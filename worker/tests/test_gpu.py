@@ -1,0 +1,77 @@
+"""GPU checks of the parts the CPU suite can only fake: CUDA-event timing, the L2 flush, the
+baselines (torch.compile, CUDA graph), the profiler's kernel list. Skipped without a CUDA device
+(torch.cuda.is_available() is asked in a subprocess: this test process must not hold CUDA)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import Worker
+
+
+def _cuda_available():
+    probe = "import torch; print(torch.cuda.is_available())"
+    env = {key: value for key, value in os.environ.items() if key != "TRITON_INTERPRET"}
+    try:
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                             timeout=120, env=env)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.stdout.strip() == "True"
+
+
+pytestmark = pytest.mark.skipif(not _cuda_available(), reason="no CUDA device")
+
+
+@pytest.fixture(scope="module")
+def gpu_worker():
+    process = Worker(gpu=True)
+    yield process
+    process.close()
+
+
+def evaluate(worker, task, candidate, **fields):
+    fields = {"device": "cuda", "timeout_s": 600, "trials": 30, "warmup": 5, **fields}
+    reply = worker.call("evaluate", task_path=task, candidate_path=candidate, **fields)
+    assert reply["ok"], reply
+    return reply["result"]
+
+
+def test_hello_names_the_device(gpu_worker):
+    result = gpu_worker.call("hello")["result"]
+    assert result["interpret"] is False
+    assert result["device"]["sm_count"] > 0 and result["device"]["memory_gb"] > 0
+
+
+@pytest.mark.parametrize("name", ["softmax", "gelu"])
+def test_library_kernel_is_timed_and_profiled(gpu_worker, name):
+    result = evaluate(gpu_worker, f"tasks/{name}.py", f"library/{name}/candidate.py",
+                      baselines=["eager", "compile", "cuda_graph"])
+    assert result["status"] == "ok", result["error"]
+    timing = result["timing"]
+    for runner in ("candidate", "eager"):
+        assert timing[runner]["trials"] == 30 and timing[runner]["median_ms"] > 0
+        assert timing[runner]["host_median_ms"] >= timing[runner]["median_ms"] * 0.5
+    for baseline in ("compile", "cuda_graph"):
+        assert timing[baseline] is not None or baseline in timing.get("baseline_errors", {})
+    assert result["score"] == pytest.approx(timing["eager"]["median_ms"]
+                                            / timing["candidate"]["median_ms"])
+    assert result["launches_per_forward"] == 1
+    assert [k["own"] for k in result["kernels"]] == [True]
+    assert 0 < result["timed_s"] < result["wall_s"]
+
+
+def test_broken_kernel_compile_error_on_gpu(gpu_worker):
+    result = evaluate(gpu_worker, "tasks/gelu.py", "worker/tests/candidates/gelu_tl_tanh.py")
+    assert result["status"] == "compile_error", result["error"]
+    assert result["error_location"].endswith("gelu_tl_tanh.py:14")
+
+
+def test_baseline_of_39_gru(gpu_worker):
+    reply = gpu_worker.call("baseline", task_path="tasks/39_GRU.py", trials=20, warmup=3)
+    assert reply["ok"], reply
+    result = reply["result"]
+    assert result["eager"]["median_ms"] > 0
+    assert result["cuda_graph"] is not None or "cuda_graph" in result["errors"]
