@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdio>
 #include <deque>
 #include <mutex>
@@ -25,6 +27,47 @@ namespace {
 constexpr std::size_t kTailLines = 200;
 constexpr std::size_t kMaxTailLineBytes = 2000;
 constexpr std::size_t kMaxStdoutLineBytes = 64u << 20;
+
+/// Process groups of live children, so that a fatal signal to kforge can take them along
+/// (workers lead their own groups, so a Ctrl-C at the terminal does not reach them).
+constexpr std::size_t kMaxGroups = 256;
+std::array<std::atomic<pid_t>, kMaxGroups> g_groups{};
+
+void register_group(pid_t pid) {
+  for (std::atomic<pid_t>& slot : g_groups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid)) return;
+  }
+}
+
+void unregister_group(pid_t pid) {
+  for (std::atomic<pid_t>& slot : g_groups) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+/// Async-signal-safe: kill every registered group, then die of the same signal.
+void kill_groups_and_reraise(int signal) {
+  for (std::atomic<pid_t>& slot : g_groups)
+    if (pid_t pid = slot.load(); pid > 0) ::kill(-pid, SIGKILL);
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  ::sigaction(signal, &action, nullptr);
+  ::raise(signal);
+}
+
+/// For SIGINT, SIGTERM and SIGHUP, where kforge has left the default (fatal) action in place.
+void install_fatal_signal_handlers() {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (::sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_handler = kill_groups_and_reraise;
+    ::sigemptyset(&action.sa_mask);
+    ::sigaction(signal, &action, nullptr);
+  }
+}
 
 std::string errno_text(int error) {
   return std::string(::strerror(error));
@@ -60,6 +103,7 @@ class RealProcess final : public Process {
         prefix_(std::move(prefix)) {
     set_nonblocking(stdout_fd_);
     set_nonblocking(stderr_fd_);
+    register_group(pid_);
   }
 
   ~RealProcess() override {
@@ -69,6 +113,7 @@ class RealProcess final : public Process {
       int raw = 0;
       while (::waitpid(pid_, &raw, 0) < 0 && errno == EINTR) {
       }
+      unregister_group(pid_);
     }
     drain_stderr();
     flush_stderr_partial();
@@ -134,11 +179,13 @@ class RealProcess final : public Process {
         int raw = 0;
         while (::waitpid(pid_, &raw, 0) < 0 && errno == EINTR) {
         }
+        unregister_group(pid_);
         status_ = WIFSIGNALED(raw) ? ExitStatus{true, WTERMSIG(raw)}
                                    : ExitStatus{false, WEXITSTATUS(raw)};
         break;
       }
       if (rc < 0) {  // not our child any more (should not happen): report it as gone
+        unregister_group(pid_);
         status_ = ExitStatus{false, -1};
         break;
       }
@@ -275,7 +322,10 @@ class RealLauncher final : public ProcessLauncher {
  public:
   RealLauncher() {
     static std::once_flag once;
-    std::call_once(once, [] { ::signal(SIGPIPE, SIG_IGN); });
+    std::call_once(once, [] {
+      ::signal(SIGPIPE, SIG_IGN);
+      install_fatal_signal_handlers();
+    });
   }
 
   util::Result<std::unique_ptr<Process>> launch(const LaunchSpec& spec) override {

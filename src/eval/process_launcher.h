@@ -82,7 +82,10 @@ class ProcessLauncher {
 };
 
 /// fork/exec with pipes; the child leads its own process group so that a kill reaches everything
-/// it started. Ignores SIGPIPE in kforge (a dead child must give an error, not kill kforge).
+/// it started. On first use, ignores SIGPIPE in kforge (a dead child must give an error, not kill
+/// kforge) and, where SIGINT, SIGTERM and SIGHUP still have their default action, installs a
+/// handler that kills the groups of all live children before kforge dies of the signal (a
+/// Ctrl-C must not leave workers holding GPUs).
 std::unique_ptr<ProcessLauncher> make_process_launcher();
 
 /// The current environment of kforge as name/value pairs.

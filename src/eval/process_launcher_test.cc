@@ -168,6 +168,34 @@ TEST(ProcessLauncher, DestructorKillsARunningChild) {
   EXPECT_FALSE(alive(pid));
 }
 
+TEST(ProcessLauncherDeathTest, FatalSignalTakesChildrenAlong) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::string pid_file = ::testing::TempDir() + "/kforge_signal_test.pid";
+  std::remove(pid_file.c_str());
+  EXPECT_EXIT(
+      {
+        auto process =
+            make_process_launcher()->launch(shell("sleep 30 & echo $! > " + pid_file + "; wait"));
+        if (!process) std::_Exit(1);
+        for (int i = 0; i < 500 && !std::ifstream(pid_file).good(); ++i)
+          std::this_thread::sleep_for(10ms);
+        std::this_thread::sleep_for(20ms);
+        ::raise(SIGTERM);
+        std::_Exit(2);
+      },
+      ::testing::KilledBySignal(SIGTERM), "");
+  std::ifstream in(pid_file);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  bool dead = false;
+  for (int i = 0; i < 100 && !dead; ++i) {
+    dead = !alive(grandchild);
+    if (!dead) std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_TRUE(dead);
+}
+
 TEST(CurrentEnvironment, SeesVariables) {
   ::setenv("KFORGE_LAUNCHER_TEST_VAR", "x=y", 1);
   auto env = current_environment();
