@@ -49,8 +49,9 @@ OTHER_SHAPES = [
     {"batch_size": 17, "seq": 20, "input_size": 24, "hidden_size": 320, "num_layers": 2},
 ]
 # engines and slice widths tried by --sweep (units of hidden per program; dot = tl.dot, else a reduction)
-SWEEP_UNI = [{"engine": "triton"}]
-SWEEP_BI = [{"engine": "triton"}, {"engine": "cluster", "cluster_sizes": (8,)}]
+SWEEP_UNI = [{"engine": "triton"}, {"engine": "cluster_async"}]
+SWEEP_BI = [{"engine": "triton"}, {"engine": "cluster", "cluster_sizes": (8,)},
+            {"engine": "cluster_async"}]
 DEFAULT_CONFIG = {"hsb": None, "use_dot": None, "prec": "ieee", "num_warps": 4,
                   "engine": "auto", "cluster_sizes": (16, 8)}
 

@@ -211,7 +211,7 @@ def _sm_count(device):
 # reduction; hsb = hidden units per program; prec = tl.dot's input_precision ("ieee" is exact
 # fp32; "tf32x3" emulates fp32 on tensor cores with three TF32 products).
 # engine: "auto" (the CUDA cluster kernel for unidirectional stacks where it fits, else Triton),
-# "triton" or "cluster".
+# "triton", "cluster", or "cluster_async" (mbarrier variant, not yet measured on a GPU).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "cluster_sizes": (16, 8)}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
@@ -295,7 +295,7 @@ class _PackedWeights:
 
 # ---- the CUDA cluster engine (GPU fast path; the Triton kernel is the CPU path and fallback) ----
 
-_CLUSTER = {"module": None, "error": None, "plans": {}}
+_CLUSTER = {"module": None, "error": None, "plans": {}, "async": None}
 _CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, "
                  "int64_t wih, int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0, "
                  "int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B, "
@@ -313,7 +313,12 @@ def _cluster_source():
 
 
 def _cluster_module():
-    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed)."""
+    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed).
+    Engine "cluster_async" builds the mbarrier variant instead (not yet measured on a GPU)."""
+    use_async = RNN_CONFIG["engine"] == "cluster_async"
+    if _CLUSTER["async"] is not None and _CLUSTER["async"] != use_async:
+        _CLUSTER.update(module=None, error=None, plans={})
+    _CLUSTER["async"] = use_async
     if _CLUSTER["module"] is None and _CLUSTER["error"] is None:
         try:
             if torch.cuda.get_device_capability()[0] < 9:
@@ -323,9 +328,10 @@ def _cluster_module():
             source = _cluster_source()
             digest = hashlib.sha1(source.encode()).hexdigest()[:12]
             _CLUSTER["module"] = load_inline(
-                name=f"kforge_rnn_cluster_{digest}", cpp_sources=_CLUSTER_DECL,
-                cuda_sources=source, functions=["rnn_cluster_run"],
-                extra_cuda_cflags=["-O3"], verbose=False)
+                name=f"kforge_rnn_cluster_{digest}" + ("_async" if use_async else ""),
+                cpp_sources=_CLUSTER_DECL, cuda_sources=source, functions=["rnn_cluster_run"],
+                extra_cuda_cflags=["-O3"] + (["-DKFORGE_RNN_ASYNC"] if use_async else []),
+                verbose=False)
         except Exception as error:  # the Triton kernel takes over
             _CLUSTER["error"] = f"{type(error).__name__}: {error}"
     return _CLUSTER["module"]
@@ -401,7 +407,7 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
         row = D * G * H
         st, sb = (row, T * row) if inp_batch_first else (B * row, row)
         seq = torch.empty(nl, T, B, D * H, device=device, dtype=torch.float32)
-        cnt = torch.zeros(nl * D, device=device, dtype=torch.int32)
+        cnt = torch.zeros(nl * D * 16, device=device, dtype=torch.int32)  # per-CTA (async)
         s0, s1 = l0 * D, (l0 + nl) * D
         if plan is not None:
             err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, lstm, plan[0],
@@ -454,6 +460,8 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kRowsPerLane = 3;  // rows per matrix <= 96 (G * HS)
+constexpr int kMaxCluster = 16;   // flags: [groups][kMaxCluster] per-CTA counters (ASYNC)
+constexpr int kPublish = 4;       // ASYNC: steps between publications of a layer's progress
 constexpr int kGxRegs = 3;       // input gates prefetched in registers (G * HS * B <= 768)
 constexpr int kXRegs = 12;       // layer input prefetched in registers: B * H <= 12 * 256 covers
                                  // batch 12 at H 256; the rest is loaded after the matvec
@@ -489,6 +497,49 @@ __device__ __forceinline__ void store_slice(float* dst, const float* src, int hs
     const int b = idx / hs, u = idx % hs;
     dst[static_cast<size_t>(b) * dst_stride + u] = src[b * src_stride + u];
   }
+}
+
+__device__ __forceinline__ void release_store(int* p, int value) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(unsigned long long* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
+}
+
+// One arrival (the phase's only one) that also expects `bytes` of st.async data.
+__device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+  }
+}
+
+// Writes `value` at `local` (a shared address of this CTA's layout) in CTA `rank` of the cluster
+// and counts its 4 bytes on that CTA's mbarrier at `bar`.
+__device__ __forceinline__ void push_async(const float* local, float value,
+                                           unsigned long long* bar, int rank) {
+  unsigned remote, remote_bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(local)), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];"
+               ::"r"(remote), "f"(value), "r"(remote_bar)
+               : "memory");
 }
 
 __device__ __forceinline__ int load_acquire(const int* p) {
@@ -538,8 +589,14 @@ __device__ __forceinline__ void partial(const float* w, const float* src, float*
   (void)rows;
 }
 
-template <int G, int NB>
+// ASYNC (built only with -DKFORGE_RNN_ASYNC; engine "cluster_async"; NOT yet run on a GPU): no
+// cluster barrier per step. h[t] is pushed with st.async, which counts its bytes on the
+// receiving CTA's mbarrier; each CTA waits on its own mbarrier (armed for B*H*4 bytes). A
+// cluster barrier compiles to a GPU-scope MEMBAR per thread per step; this does not (SASS:
+// STAS + SYNCS). Layer-to-layer counters become per-CTA and are published every kPublish steps.
+template <int G, int NB, bool ASYNC>
 __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
+  __shared__ alignas(8) unsigned long long bars[2];  // ASYNC: one per h buffer
   cg::cluster_group cluster = cg::this_cluster();
   const int CL = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
@@ -592,7 +649,15 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
       cbuf[b * HS + u] = b < p.B ? p.c0[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] : 0.f;
     }
   }
+  if constexpr (ASYNC) {
+    if (tid == 0) {
+      mbar_init(&bars[0]);
+      mbar_init(&bars[1]);
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+  }
   cluster.sync();  // every CTA started and initialised before anyone writes into its memory
+  unsigned phases = 0;  // ASYNC: parity of each mbarrier's current phase
 
   const int k_begin = warp * p.KC, k_end = min(H, k_begin + p.KC);
   const float* gxd = p.gx + dir * p.gx_sd;
@@ -604,6 +669,9 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
     if (t > 0) store_slice(p.seq + (static_cast<size_t>(layer) * T + (dir ? tt + 1 : tt - 1)) *
                                        p.B * DH + dir * H + j0,
                            hbuf + cur * NB * HP + j0, hs, p.B, DH, HP, tid);
+    if constexpr (ASYNC) {  // expect h[t]'s bytes from every CTA in the other buffer
+      if (tid == 0) mbar_expect(&bars[cur ^ 1], static_cast<unsigned>(H * p.B * sizeof(float)));
+    }
     // this step's input gates: loads issued now, stored to shared memory after the matvec
     float gr[kGxRegs];
     const int ngx = in_kernel ? 0 : G * hs * p.B;
@@ -622,7 +690,16 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
     const float* x = p.seq + (static_cast<size_t>(max(layer - 1, 0)) * T + tt) * p.B * DH;
     if (in_kernel) {
       if (tid == 0) {  // poll only when the last count seen does not cover step t
-        while (seen < t + 1) seen = load_acquire(p.flags + grp - 1);
+        if constexpr (ASYNC) {  // every CTA of layer-1 publishes its own count
+          while (seen < t + 1) {
+            int low = T;
+            for (int q = 0; q < CL; ++q)
+              low = min(low, load_acquire(p.flags + (grp - 1) * kMaxCluster + q));
+            seen = low;
+          }
+        } else {
+          while (seen < t + 1) seen = load_acquire(p.flags + grp - 1);
+        }
       }
       __syncthreads();
 #pragma unroll
@@ -691,11 +768,25 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
         cbuf[b * HS + u] = c;
         h = sigm(gi[G - 1] + gh[G - 1]) * tanhf(c);
       }
-      for (int q = 0; q < CL; ++q) cluster.map_shared_rank(hnext_local, q)[b * HP + j0 + u] = h;
+      if constexpr (ASYNC) {
+        for (int q = 0; q < CL; ++q)
+          push_async(hnext_local + b * HP + j0 + u, h, &bars[cur ^ 1], q);
+      } else {
+        for (int q = 0; q < CL; ++q) cluster.map_shared_rank(hnext_local, q)[b * HP + j0 + u] = h;
+      }
     }
-    cluster.sync();  // h[t] complete in every CTA; part/gxs/xbuf free for the next step
-    // the counter says how many steps are in global memory: h[t-1] was stored this step
-    if (publish && t > 0 && rank == 0 && tid == 0) release_add(p.flags + grp);
+    if constexpr (ASYNC) {
+      mbar_wait(&bars[cur ^ 1], (phases >> (cur ^ 1)) & 1);  // h[t] complete here
+      phases ^= 1u << (cur ^ 1);
+      __syncthreads();  // part/gxs/xbuf free for the next step
+      // h[0..t-1] of this CTA are in global memory (stored this step, ordered by the barrier)
+      if (publish && t > 0 && t % kPublish == 0 && tid == 0)
+        release_store(p.flags + grp * kMaxCluster + rank, t);
+    } else {
+      cluster.sync();  // h[t] complete in every CTA; part/gxs/xbuf free for the next step
+      // the counter says how many steps are in global memory: h[t-1] was stored this step
+      if (publish && t > 0 && rank == 0 && tid == 0) release_add(p.flags + grp);
+    }
     cur ^= 1;
   }
   // the last step's h, h_n and c_n
@@ -706,16 +797,26 @@ __global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
               H, HP, tid);
   if (G == 4)
     store_slice(p.cn + static_cast<size_t>(grp) * p.B * H + j0, cbuf, hs, p.B, H, HS, tid);
-  if (publish) {
+  if constexpr (ASYNC) {
+    __syncthreads();
+    if (publish && tid == 0) release_store(p.flags + grp * kMaxCluster + rank, T);
+    cluster.sync();  // nobody leaves while a peer could still address its shared memory
+  } else if (publish) {
     cluster.sync();
     if (rank == 0 && tid == 0) release_add(p.flags + grp);
   }
 }
 
+#ifdef KFORGE_RNN_ASYNC
+constexpr bool kAsync = true;
+#else
+constexpr bool kAsync = false;
+#endif
+
 template <int G, int NB>
 cudaError_t launch_nb(const Params& p, int cl, int groups, size_t smem, cudaStream_t stream,
                       int* max_clusters) {
-  auto kernel = rnn_cluster_kernel<G, NB>;
+  auto kernel = rnn_cluster_kernel<G, NB, kAsync>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem));
   if (err != cudaSuccess) return err;

@@ -208,7 +208,7 @@ def _sm_count(device):
 # reduction; hsb = hidden units per program; prec = tl.dot's input_precision ("ieee" is exact
 # fp32; "tf32x3" emulates fp32 on tensor cores with three TF32 products).
 # engine: "auto" (the CUDA cluster kernel for unidirectional stacks where it fits, else Triton),
-# "triton" or "cluster".
+# "triton", "cluster", or "cluster_async" (mbarrier variant, not yet measured on a GPU).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "cluster_sizes": (16, 8)}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
@@ -292,7 +292,7 @@ class _PackedWeights:
 
 # ---- the CUDA cluster engine (GPU fast path; the Triton kernel is the CPU path and fallback) ----
 
-_CLUSTER = {"module": None, "error": None, "plans": {}}
+_CLUSTER = {"module": None, "error": None, "plans": {}, "async": None}
 _CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, "
                  "int64_t wih, int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0, "
                  "int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B, "
@@ -310,7 +310,12 @@ def _cluster_source():
 
 
 def _cluster_module():
-    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed)."""
+    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed).
+    Engine "cluster_async" builds the mbarrier variant instead (not yet measured on a GPU)."""
+    use_async = RNN_CONFIG["engine"] == "cluster_async"
+    if _CLUSTER["async"] is not None and _CLUSTER["async"] != use_async:
+        _CLUSTER.update(module=None, error=None, plans={})
+    _CLUSTER["async"] = use_async
     if _CLUSTER["module"] is None and _CLUSTER["error"] is None:
         try:
             if torch.cuda.get_device_capability()[0] < 9:
@@ -320,9 +325,10 @@ def _cluster_module():
             source = _cluster_source()
             digest = hashlib.sha1(source.encode()).hexdigest()[:12]
             _CLUSTER["module"] = load_inline(
-                name=f"kforge_rnn_cluster_{digest}", cpp_sources=_CLUSTER_DECL,
-                cuda_sources=source, functions=["rnn_cluster_run"],
-                extra_cuda_cflags=["-O3"], verbose=False)
+                name=f"kforge_rnn_cluster_{digest}" + ("_async" if use_async else ""),
+                cpp_sources=_CLUSTER_DECL, cuda_sources=source, functions=["rnn_cluster_run"],
+                extra_cuda_cflags=["-O3"] + (["-DKFORGE_RNN_ASYNC"] if use_async else []),
+                verbose=False)
         except Exception as error:  # the Triton kernel takes over
             _CLUSTER["error"] = f"{type(error).__name__}: {error}"
     return _CLUSTER["module"]
@@ -398,7 +404,7 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
         row = D * G * H
         st, sb = (row, T * row) if inp_batch_first else (B * row, row)
         seq = torch.empty(nl, T, B, D * H, device=device, dtype=torch.float32)
-        cnt = torch.zeros(nl * D, device=device, dtype=torch.int32)
+        cnt = torch.zeros(nl * D * 16, device=device, dtype=torch.int32)  # per-CTA (async)
         s0, s1 = l0 * D, (l0 + nl) * D
         if plan is not None:
             err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, lstm, plan[0],

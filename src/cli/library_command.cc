@@ -115,13 +115,16 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
   if (!run) return std::unexpected(run.error().context("failed to add {}", run_dir.string()));
   const store::CandidateRecord* best =
       run->best_id ? store::find_candidate(*run, *run->best_id) : nullptr;
-  if (!best || best->status != "ok" || !best->score)
+  if (!best || best->status != "ok")
     return util::fail("failed to add {}: the run has no verified best candidate",
                       run_dir.string());
+  if (!best->score)
+    return util::fail("failed to add {}: its best candidate has no measured speed-up (CPU runs "
+                      "are not timed)", run_dir.string());
   auto source = read_text(run_dir / "best.py");
   if (!source) return std::unexpected(source.error().context("failed to add {}", run_dir.string()));
 
-  const std::string name = store::safe_name(run->task_name + "_" + run->id);
+  const std::string name = store::safe_name(run->id);  // the id already names the task
   const std::filesystem::path dest = llm::user_library_dir() / name;
   if (std::filesystem::exists(dest))
     return util::fail("failed to add {}: {} already exists", run_dir.string(), dest.string());
