@@ -92,8 +92,12 @@ def eager_runner(model):
 
 
 def compile_runner(model, sample_inputs):
-    """torch.compile'd model, compiled on a sample. Returns (runner, None) or (None, reason)."""
+    """torch.compile'd model, compiled on a sample. Returns (runner, None) or (None, reason).
+    Compiled in this process (compile_threads = 1): a pool of compile workers would be started
+    afresh in every evaluation child, and would be programs the sandbox has to allow."""
     try:
+        import torch._inductor.config as inductor_config
+        inductor_config.compile_threads = 1
         compiled = torch.compile(model)
         with torch.no_grad():
             compiled(*sample_inputs)
