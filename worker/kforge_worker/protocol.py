@@ -91,8 +91,9 @@ def prepare_process(argv):
     import triton.language  # noqa: F401
     for module in ("correctness", "evaluate", "baseline", "task_loader", "timing", "launches"):
         importlib.import_module(f"kforge_worker.{module}")
-    from kforge_worker import interpreter_compat
+    from kforge_worker import interpreter_compat, sandbox
     interpreter_compat.install()
+    sandbox.remove_stale_scratch()
 
 
 def serve(stdin=None, argv=None):

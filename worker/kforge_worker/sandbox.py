@@ -32,6 +32,19 @@ KEEP_BYTES = 16 * 1024          # head and tail of the output kept for messages
 POLL_S = 0.05
 DEFAULT_HOST_MEMORY_GB = 16.0
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+SCRATCH_PREFIX = "kforge-eval-"   # + the worker's pid + "-": a dead worker's dirs can be found
+
+
+def remove_stale_scratch():
+    """Scratch directories left by workers that died mid-evaluation (a killed worker cannot
+    remove them): those whose worker pid no longer exists. Called when a worker starts."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        if not name.startswith(SCRATCH_PREFIX):
+            continue
+        owner = name[len(SCRATCH_PREFIX):].split("-")[0]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
 def resolve(request, key):
@@ -129,11 +142,25 @@ def _kill_group(pid):
             pass
 
 
-def _child(fn, request, scratch, result_w, output_w, cpu_only):
+def _die_with_parent(parent):
+    """The child leaves the worker's process group (setsid), so a pool killing the worker's group
+    would miss it: ask the kernel to kill it when the worker dies, however the worker dies."""
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the worker died before the request took effect
+        os._exit(1)
+
+
+def _child(fn, request, scratch, result_w, output_w, cpu_only, parent):
     """In the forked child: isolate, run fn(request, scratch), send its result, exit."""
     status = 1
     try:
         os.setsid()
+        _die_with_parent(parent)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(output_w, 1)
@@ -181,15 +208,16 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
     memory_limit = float(host_memory_gb or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
     # The child works in its scratch directory: relative paths are resolved against ours.
     request = {**request, "_cwd": os.getcwd()}
-    scratch = tempfile.mkdtemp(prefix="kforge-eval-")
+    scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
     result_r, result_w = os.pipe()
     output_r, output_w = os.pipe()
     started = time.monotonic()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(result_r)
         os.close(output_r)
-        _child(fn, request, scratch, result_w, output_w, cpu_only)
+        _child(fn, request, scratch, result_w, output_w, cpu_only, parent)
     os.close(result_w)
     os.close(output_w)
     output = Output()

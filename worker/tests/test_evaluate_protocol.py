@@ -2,6 +2,8 @@
 worker is shared across the session, so every test after a crash or a hang also checks that the
 worker survived it."""
 
+import os
+
 from conftest import candidate, task_file
 
 
@@ -291,3 +293,37 @@ def test_wrong_constructor_signature_shows_models_arguments(worker):
     assert result["error"] == (
         "failed to build ModelNew(16, 16, 6) (the arguments Model gets):\n"
         "TypeError: ModelNew.__init__() takes 3 positional arguments but 4 were given")
+
+
+def test_evaluation_child_dies_with_its_worker():
+    # The child runs in its own session; if the pool kills the worker (even with SIGKILL), the
+    # child must not live on (on a GPU it would hold the device).
+    import json
+    import signal
+    import time
+    from conftest import Worker
+    worker = Worker()
+    request = {"id": 1, "op": "evaluate", "task_path": "tasks/softmax.py",
+               "candidate_path": candidate("hang"), "device": "cpu", "shrink": True,
+               "timeout_s": 120}
+    worker.process.stdin.write(json.dumps(request) + "\n")
+    worker.process.stdin.flush()
+    children_file = f"/proc/{worker.process.pid}/task/{worker.process.pid}/children"
+    deadline = time.monotonic() + 60
+    children = []
+    while not children and time.monotonic() < deadline:
+        time.sleep(0.2)
+        with open(children_file) as handle:
+            children = [int(pid) for pid in handle.read().split()]
+    assert children, "the worker forked no child"
+    scratch = os.readlink(f"/proc/{children[0]}/cwd")
+    worker.process.send_signal(signal.SIGKILL)
+    worker.process.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in children):
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in children)
+    # The dead worker could not remove the child's scratch directory; the next worker does.
+    assert os.path.isdir(scratch)
+    Worker().close()
+    assert not os.path.exists(scratch)
