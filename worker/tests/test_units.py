@@ -74,6 +74,7 @@ def test_unreliable_fp64_reference_falls_back_to_kernelbench():
     result = compare(far_off, ref32, ref64)
     assert not result.pass_calibrated and not result.pass_kernelbench
     assert result.report()["fp64_reliable"] is False
+    assert result.report()["tolerance"] == 1e-4
     assert "fp32 reference" in result.first_failure
     assert compare(ref32.clone(), ref32, ref64).pass_calibrated
 
