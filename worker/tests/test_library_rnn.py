@@ -93,3 +93,14 @@ def test_generated_candidates_are_current():
         with open(os.path.join(LIBRARY, entry[0], "candidate.py"), encoding="utf-8") as handle:
             assert handle.read() == generate.candidate_source(entry, common, cuda), \
                 f"library/{entry[0]}/candidate.py is stale: run library/rnn_src/generate.py"
+
+
+@pytest.mark.parametrize("task,value", [("36_LSTMHn", "h_n"), ("37_LSTMCn", "c_n"),
+                                        ("39_GRU", "output"), ("35_LSTM", None)])
+def test_inspect_task_names_the_rnn_value_returned(task, value, tmp_path):
+    """The provider tells 36 from 37 (same output shape) by these labels."""
+    from kforge_worker.task_loader import inspect_child
+    info = inspect_child({"task_path": os.path.join(REPO, "tasks", f"{task}.py"), "shrink": True},
+                         str(tmp_path))
+    label = info["output_sources"][0]
+    assert (label and label["value"]) == value
