@@ -138,6 +138,8 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
   http.connect_timeout_s = std::min(config_.connect_timeout_s, timeout_s);
   http.timeout_s = timeout_s;
 
+  // Waiting for a free slot is not latency.
+  SlotGuard slot(slots_);
   SteadyClock::time_point started = SteadyClock::now();
   std::unique_ptr<StreamDecoder> decoder;
   SseParser parser;
@@ -166,7 +168,6 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
     };
   }
 
-  SlotGuard slot(slots_);
   auto response = transport_->post(http);
   double latency = seconds_between(started, SteadyClock::now());
   // A stream whose end was seen is complete even if the connection then drops (before the
