@@ -138,3 +138,13 @@ def test_a_copy_of_each_recurrent_task_is_judged_correct(worker, task, tmp_path)
     assert correctness["pass_calibrated"] and correctness["pass_kernelbench"], result["error"]
     assert correctness["max_abs_err"] == 0.0
     assert correctness["reference_err_fp64"] < 1e-5
+
+
+def test_triton_conv2d_relu_bias_gets_the_references_weights(worker):
+    # Level-2 style with parameters (Conv2d weight and bias, a free bias Parameter): equal
+    # weights come only from seeding both constructions identically.
+    result = worker.evaluate("tasks/conv2d_relu_bias.py", candidate("conv2d_relu_bias_triton"),
+                             overrides={"height": 6, "width": 6}, input_sets=2)
+    assert result["status"] == "ok", result["error"]
+    assert result["generalizes"] == "yes"
+    assert result["correctness"]["max_abs_err_fp64"] < 1e-5
