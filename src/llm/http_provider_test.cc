@@ -386,7 +386,13 @@ TEST(HttpProviderOpenAi, UnauthorizedFailsAtOnceNamingTheKeyVariableNeverTheKey)
                             "invalid_request_error", nullptr, "invalid_api_key"));
   });
   Fixture fixture(openai_config(server));
-  auto reply = fixture.ask();
+  std::filesystem::path transcript = std::filesystem::temp_directory_path() /
+                                     ("kforge_401_" + std::to_string(server.port()) + ".json");
+  ChatRequest request;
+  request.messages = {{"user", "hi"}};
+  request.stage = "seed";
+  request.transcript_path = transcript;
+  auto reply = fixture.provider->chat(request);
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().message,
             "failed to query deepseek model deepseek-chat: HTTP 401: bad API key (the key from "
@@ -394,6 +400,15 @@ TEST(HttpProviderOpenAi, UnauthorizedFailsAtOnceNamingTheKeyVariableNeverTheKey)
             "your API key at https://platform.openai.com.");
   EXPECT_EQ(server.calls(), 1);
   EXPECT_TRUE(fixture.clock->sleeps().empty());
+  // The failed call's transcript holds the error, still without the key.
+  std::ifstream in(transcript);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove(transcript);
+  EXPECT_EQ(text.str().find(kKey), std::string::npos);
+  json written = json::parse(text.str());
+  EXPECT_TRUE(written["reply"].is_null());
+  EXPECT_EQ(written["error"], reply.error().message);
 }
 
 TEST(HttpProviderOpenAi, UnknownModelAndContextTooLongAreNotRetried) {
