@@ -5,6 +5,9 @@ import json
 import os
 
 import pytest
+# Imported once here so that the forked children of extract() start warm, as in the worker.
+import torch  # noqa: F401
+import triton.language  # noqa: F401
 
 from kforge_worker.facts import extract
 from kforge_worker.facts_names import roles_of_name, words
