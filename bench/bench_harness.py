@@ -1,0 +1,94 @@
+"""What the harness itself costs, and how repeatable its timings are (GPU).
+
+Drives one warm kforge-worker over its real protocol (the same pipe the C++ pool uses) and
+evaluates each candidate REPEAT times in a row. For every evaluation it prints the request's
+round-trip wall time, the time the forked child spent, and the timed work inside it; the
+difference is the per-candidate overhead of a warm worker. It also prints the spread of the
+candidate and eager medians across the repeats (the issue asks for two runs within 2%).
+
+    python3 bench/bench_harness.py --pair tasks/softmax.py:library/softmax/candidate.py \
+        --pair tasks/39_GRU.py:library/gru_out/candidate.py --repeat 2
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Worker:
+    def __init__(self, python):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "worker"))
+        self.process = subprocess.Popen([python, "-m", "kforge_worker"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
+        self.next_id = 0
+
+    def request(self, op, **fields):
+        self.next_id += 1
+        self.process.stdin.write(json.dumps(dict(fields, id=self.next_id, op=op)) + "\n")
+        self.process.stdin.flush()
+        reply = json.loads(self.process.stdout.readline())
+        if not reply.get("ok"):
+            raise SystemExit(f"{op} failed: {reply.get('error')}")
+        return reply["result"]
+
+    def close(self):
+        self.request("shutdown")
+        self.process.wait(timeout=30)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pair", action="append", required=True, help="TASK:CANDIDATE")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    worker = Worker(args.python)
+    hello = worker.request("hello")
+    print(f"worker ready in {time.perf_counter() - started:.2f} s; device {hello.get('device')}; "
+          f"python {hello['python']}, torch {hello['torch']}, triton {hello['triton']}, "
+          f"cuda {hello.get('cuda')}", flush=True)
+    rows = []
+    for pair in args.pair:
+        task, candidate = pair.split(":")
+        for attempt in range(args.repeat):
+            sent = time.perf_counter()
+            result = worker.request("evaluate", task_path=os.path.join(ROOT, task),
+                                    candidate_path=os.path.join(ROOT, candidate), device="cuda",
+                                    trials=args.trials, timeout_s=600)
+            wall = time.perf_counter() - sent
+            timing = result.get("timing") or {}
+            cand = (timing.get("candidate") or {}).get("median_ms")
+            eager = (timing.get("eager") or {}).get("median_ms")
+            rows.append((task, attempt + 1, result["status"], cand, eager, result.get("score"),
+                         wall, result.get("child_s"), result.get("timed_s")))
+            print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
+                  flush=True)
+    worker.close()
+
+    print("\n| task | run | status | candidate ms | eager ms | score | request wall s | child s "
+          "| timed s | overhead s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for task, run, status, cand, eager, score, wall, child, timed in rows:
+        overhead = wall - timed if timed is not None else None
+        fmt = lambda v, p=3: "-" if v is None else f"{v:.{p}f}"
+        print(f"| {task} | {run} | {status} | {fmt(cand)} | {fmt(eager)} | {fmt(score, 2)} | "
+              f"{fmt(wall, 2)} | {fmt(child, 2)} | {fmt(timed, 2)} | {fmt(overhead, 2)} |")
+    print()
+    for task in dict.fromkeys(row[0] for row in rows):
+        cands = [row[3] for row in rows if row[0] == task and row[3]]
+        if len(cands) >= 2:
+            spread = (max(cands) - min(cands)) / min(cands) * 100
+            print(f"{task}: candidate median spread across runs {spread:.2f}% "
+                  f"({'within' if spread <= 2 else 'NOT within'} 2%)")
+
+
+if __name__ == "__main__":
+    main()
