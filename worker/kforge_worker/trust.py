@@ -450,13 +450,22 @@ class _NativeCalls:
         return False
 
     def count(self):
-        roots = [root for root in (trust_audit.extension_root(), tempfile.gettempdir()) if root]
-        roots = [os.path.realpath(root) + os.sep for root in roots]
+        """How many of the called modules are such builds. load_inline does not register its
+        module in sys.modules, so a name is also looked up as <root>/<dir>/<name>.so."""
+        import glob
+        roots = [os.path.realpath(root) for root in (trust_audit.extension_root(),
+                                                     tempfile.gettempdir()) if root]
         found = 0
         for name in self.modules:
-            path = getattr(sys.modules.get(name) if isinstance(name, str) else None,
-                           "__file__", None) or ""
-            if path.endswith(".so") and os.path.realpath(path).startswith(tuple(roots)):
+            if not isinstance(name, str) or not name.isidentifier():
+                continue
+            path = getattr(sys.modules.get(name), "__file__", None) or ""
+            if path.endswith(".so") and os.path.realpath(path).startswith(
+                    tuple(root + os.sep for root in roots)):
+                found += 1
+            elif any(glob.glob(os.path.join(glob.escape(root), "*", f"{name}.so")) or
+                     glob.glob(os.path.join(glob.escape(root), "*", f"{name}.*.so"))
+                     for root in roots):
                 found += 1
         return found
 

@@ -353,6 +353,11 @@ def test_calls_into_a_runtime_built_extension_count_as_own_kernels(tmp_path, mon
     assert "math" in calls.modules
     calls.modules |= {"kforge_fake_ext"}
     assert calls.count() == 1
+    # load_inline's module is not in sys.modules: found as <root>/<name>/<name>.so instead.
+    (tmp_path / "kforge_inline_ext").mkdir()
+    (tmp_path / "kforge_inline_ext" / "kforge_inline_ext.so").write_bytes(b"")
+    calls.modules |= {"kforge_inline_ext", "not_built_here"}
+    assert calls.count() == 2
 
 
 def test_a_candidate_holding_the_workers_modules_is_named():
@@ -388,3 +393,58 @@ def test_a_thread_started_at_import_is_a_violation():
     finally:
         stop.set()
     assert any("left a thread running" in v for v in guard.violations)
+
+
+COMPILERS_SCRIPT = r"""
+import importlib.util, json, os, sys, time
+import torch, triton
+from kforge_worker import trust, trust_audit
+scratch = sys.argv[1]
+trust.child_setup(scratch)
+report = {}
+# Triton's GPU compile path (ptxas from its package, temporary files), no device needed.
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+if os.path.exists(ptxas):
+    spec = importlib.util.spec_from_file_location("case", sys.argv[2])
+    case = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(case)
+    compiled = triton.compile(ASTSource(fn=case.softmax_kernel, signature={
+        "x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"},
+        constexprs={"BLOCK": 1024}), target=GPUTarget("cuda", 90, 32))
+    report["cubin"] = len(compiled.asm["cubin"])
+# torch's load_inline (ninja, c++, the extension build root), as the library's CUDA path uses.
+from torch.utils.cpp_extension import load_inline
+module = load_inline(name="kforge_policy_probe_%d" % os.getpid(),
+                     cpp_sources="int probe(int x) { return x + 1; }", functions=["probe"])
+report["probe"] = module.probe(1)
+with trust._NativeCalls(True) as calls:
+    module.probe(2)
+report["native"] = calls.count()
+report["violations"] = trust_audit.violations
+print(json.dumps(report))
+"""
+
+
+def test_compilers_work_under_the_policy(tmp_path):
+    """What the GPU path needs from the policy: Triton compiling for an H100 (ptxas, temporary
+    files) and load_inline building a C++ extension, with no violation; and a call into the
+    built extension counts as a kernel of the candidate's own."""
+    import shutil
+    if not (shutil.which("c++") and shutil.which("ninja")):
+        pytest.skip("no C++ compiler or ninja")
+    env = {name: value for name, value in os.environ.items() if name != "TRITON_INTERPRET"}
+    env.update(PYTHONPATH=WORKER_DIR, TORCH_EXTENSIONS_DIR=str(tmp_path / "extensions"),
+               TRITON_CACHE_DIR=str(tmp_path / "triton"))
+    case = os.path.join(os.path.dirname(WORKER_DIR), "tests", "adversarial",
+                        "a10_cuda_graph_stale.py")
+    scratch = tmp_path / "scratch"  # the caches are its siblings: allowed as caches, not scratch
+    scratch.mkdir()
+    run = subprocess.run([sys.executable, "-c", COMPILERS_SCRIPT, str(scratch), case], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["violations"] == []
+    assert report["probe"] == 2 and report["native"] == 1
+    assert report.get("cubin", 1) > 0
