@@ -3,8 +3,6 @@
 
 #include <fmt/core.h>
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -183,11 +181,6 @@ void print_text(const llm::ProviderConfig& config, const EndpointCheck& endpoint
 }  // namespace
 
 int run_doctor_command(const Options& options) {
-  // Retry warnings go to stderr, so stdout stays one JSON object with --json.
-  auto logger = spdlog::stderr_color_mt("doctor");
-  logger->set_pattern("%v");
-  logger->set_level(spdlog::default_logger()->level());
-  spdlog::set_default_logger(logger);
   auto config = load_provider_config(options);
   if (!config) {
     fmt::print(stderr, "kforge doctor: {}\n", config.error().message);

@@ -1,6 +1,7 @@
 // kforge: parse → run → exit code. Business logic lives in the components.
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kExitOk : kExitUsage;
   }
+  // Logs go to stderr: stdout carries the command's answer (one JSON object with --json).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("kforge"));
   spdlog::set_level(options.verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_pattern("%v");
   for (const Subcommand& command : subcommands())
