@@ -253,6 +253,8 @@ class Pool final : public WorkerPool {
     std::string existing_pythonpath;
     for (auto& [name, value] : current_environment()) {
       if (is_secret(name)) continue;
+      // A TRITON_INTERPRET=1 left in the user's shell would turn a GPU worker into a CPU one.
+      if (name == "TRITON_INTERPRET" && options_.device == Device::kCuda) continue;
       if (name == "PYTHONPATH") {
         existing_pythonpath = value;
         continue;

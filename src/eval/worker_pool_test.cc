@@ -434,6 +434,22 @@ TEST(WorkerPool, CommandLineAndEnvironment) {
   EXPECT_FALSE(record->killed);
 }
 
+TEST(WorkerPool, CudaWorkersDropAnInheritedTritonInterpret) {
+  ::setenv("TRITON_INTERPRET", "1", 1);
+  auto launcher =
+      std::make_shared<FakeLauncher>(worker([](const json& r, int) { return ok_reply(r); }));
+  {
+    auto pool = make_worker_pool(fake_options(), launcher);
+    ASSERT_TRUE(pool->hello());
+  }
+  ::unsetenv("TRITON_INTERPRET");
+  const LaunchSpec& spec = launcher->record(0)->spec;
+  std::map<std::string, std::string> env(spec.env.begin(), spec.env.end());
+  EXPECT_FALSE(env.contains("TRITON_INTERPRET"));
+  EXPECT_EQ(env["KFORGE_DEVICE"], "cuda");
+  EXPECT_THAT(spec.argv, ElementsAre("python3", "-m", "kforge_worker"));
+}
+
 TEST(WorkerPool, ConcurrentCallsShareTheWorkers) {
   std::atomic<int> in_flight = 0;
   std::atomic<int> most = 0;
