@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Everything kforge must show on a GPU, in sections that each fit one device call:
+#   bench/gpu_proof.sh baseline   kforge baseline on 39_GRU and 35_LSTM, twice each
+#   bench/gpu_proof.sh harness    kforge eval (readable + JSON), warm-worker overhead and repeat
+#                                 spread (bench_harness.py), kforge analyze --runtime,
+#                                 kforge run --provider library end to end, worker GPU tests
+#   bench/gpu_proof.sh trust      the red-team and fault corpora with the GPU-only cases
+# Expects the carried build (scripts/pack_for_device.sh → .carry/) and a python3 with CUDA torch.
+# Writes logs under $OUT (the device tool brings them back).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/kforge-proof}; mkdir -p "$OUT"
+export KFORGE_PYTHON=${KFORGE_PYTHON:-$(command -v python3)} PYTHONUNBUFFERED=1
+K=.carry/bin/kforge-run
+step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
+
+versions() {
+  step versions
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  "$KFORGE_PYTHON" -c 'import torch,triton,sys; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "cuda", torch.version.cuda)'
+  $K --version
+}
+
+section_baseline() {
+  for task in 39_GRU 35_LSTM; do
+    for run in 1 2; do
+      step "kforge baseline --task tasks/$task.py (run $run)"
+      $K baseline --task tasks/$task.py --json > "$OUT/baseline_${task}_$run.json"
+      "$KFORGE_PYTHON" - "$OUT/baseline_${task}_$run.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r.get("result", r)
+for name in ("eager", "compile", "cuda_graph"):
+    s = b.get(name) or (b.get("timing") or {}).get(name)
+    print(f"  {name:10s}", "-" if not s else f"median {s['median_ms']:.3f} ms  mean {s['mean_ms']:.3f}  std {s['std_ms']:.3f}  min {s['min_ms']:.3f}  trials {s['trials']}")
+EOP
+    done
+  done
+}
+
+section_harness() {
+  step "kforge eval softmax (readable)"
+  $K eval --task tasks/softmax.py --candidate library/softmax/candidate.py
+  step "kforge eval 39_GRU library kernel (readable)"
+  $K eval --task tasks/39_GRU.py --candidate library/gru_out/candidate.py
+  step "warm-worker overhead and repeatability"
+  "$KFORGE_PYTHON" bench/bench_harness.py --repeat 2 \
+    --pair tasks/softmax.py:library/softmax/candidate.py \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py 2>&1 | tee "$OUT/harness.txt"
+  step "kforge analyze --runtime on the GPU"
+  $K analyze library/gru_out/candidate.py --task tasks/39_GRU.py --runtime --device cuda
+  step "kforge run --provider library (end to end)"
+  $K run --task tasks/40_GRUHidden.py --provider library --runs-dir "$OUT/runs" --trials 50
+  tar -C "$OUT" -czf "$OUT/runs.tgz" runs && rm -rf "$OUT/runs"
+  step "worker GPU tests"
+  "$KFORGE_PYTHON" -m pytest -q worker/tests/test_gpu.py 2>&1 | tail -15
+}
+
+section_trust() {
+  step "trust corpora on the GPU"
+  "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --json "$OUT/trust_gpu.json" 2>&1 | tee "$OUT/trust_gpu.txt"
+}
+
+versions
+for section in "$@"; do "section_$section"; done
