@@ -10,7 +10,7 @@ rm -rf .carry && mkdir -p .carry/bin .carry/lib
 cp "$build/kforge" .carry/bin/
 ldd "$build/kforge" | awk '/=> \//{print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
     *) cp -L "$lib" .carry/lib/ ;;
   esac
 done
