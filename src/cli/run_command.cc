@@ -119,6 +119,13 @@ int run_run_command(const Options& options) {
   if (!provider_config) return fail_with(kExitUsage, provider_config.error());
   auto provider = llm::make_provider(*provider_config);
   if (!provider) return fail_with(kExitEnvironment, provider.error());
+  if (provider_config->api == llm::Api::kLibrary && options.resume.empty()) {
+    // A kernel library, not a model: one answer per task, nothing to repair, analyse or tune.
+    record.config.seeds = 1;
+    record.config.repairs = 0;
+    record.config.analysis = "never";
+    record.config.tuning = false;
+  }
   record.config.provider = (*provider)->name();
   record.config.model = (*provider)->model();
   record.config.base_url = provider_config->base_url;

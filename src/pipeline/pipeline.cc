@@ -585,6 +585,11 @@ void Run::tuning_phase() {
     note("tuning: skipped: no verified candidate to tune");
     return;
   }
+  if (!config_.tuning) {
+    note(fmt::format("tuning: skipped: {} answers with verified kernels, not a model",
+                     s_.provider.name()));
+    return;
+  }
   phase("tuning");
   GuardDecision decision = decide_tuning(*start, config_.guard);
   if (!decision.reason.empty()) note("guard: " + decision.reason);

@@ -52,7 +52,8 @@ std::optional<std::string> field(const json& object,
     if (it == object.end() || it->is_null()) continue;
     if (it->is_string()) return it->get<std::string>();
     if (it->is_boolean()) return it->get<bool>() ? "yes" : "no";
-    if (it->is_number() || it->is_array() || it->is_object()) return it->dump();
+    if (it->is_number() || it->is_array() || it->is_object())
+      return it->dump(-1, ' ', false, json::error_handler_t::replace);
   }
   return std::nullopt;
 }

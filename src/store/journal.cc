@@ -98,7 +98,8 @@ util::Result<void> Journal::record_chat(std::string_view key, std::string_view s
   std::lock_guard lock(mutex_);
   chats_[std::string(key)] = reply;
   return append(
-      json{{"kind", "chat"}, {"key", key}, {"stage", stage}, {"reply", to_json(reply)}}.dump());
+      json{{"kind", "chat"}, {"key", key}, {"stage", stage}, {"reply", to_json(reply)}}.dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 util::Result<void> Journal::record_evaluation(std::string_view key,
@@ -106,19 +107,22 @@ util::Result<void> Journal::record_evaluation(std::string_view key,
   std::lock_guard lock(mutex_);
   evaluations_[std::string(key)] = evaluation;
   return append(
-      json{{"kind", "evaluation"}, {"key", key}, {"evaluation", to_json(evaluation)}}.dump());
+      json{{"kind", "evaluation"}, {"key", key}, {"evaluation", to_json(evaluation)}}.dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 util::Result<void> Journal::record_analysis(std::string_view key, const analysis::Report& report) {
   std::lock_guard lock(mutex_);
   analyses_[std::string(key)] = report;
-  return append(json{{"kind", "analysis"}, {"key", key}, {"report", to_json(report)}}.dump());
+  return append(json{{"kind", "analysis"}, {"key", key}, {"report", to_json(report)}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 util::Result<void> Journal::record_candidate(std::string_view key, int id, std::string_view stage) {
   std::lock_guard lock(mutex_);
   candidates_[std::string(key)] = id;
-  return append(json{{"kind", "candidate"}, {"key", key}, {"id", id}, {"stage", stage}}.dump());
+  return append(json{{"kind", "candidate"}, {"key", key}, {"id", id}, {"stage", stage}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace kforge::store

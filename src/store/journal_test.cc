@@ -65,3 +65,23 @@ TEST(Journal, ReplaysWhatWasRecordedAndSkipsATornLastLine) {
 
 }  // namespace
 }  // namespace kforge::store
+
+namespace kforge::store {
+namespace {
+
+TEST(Journal, SurvivesInvalidUtf8InARecordedReply) {
+  auto path = temp_file("journal_utf8_test");
+  auto journal = Journal::open(path);
+  ASSERT_TRUE(journal.has_value());
+  llm::ChatReply reply;
+  reply.content = "bad byte \xff here";
+  ASSERT_TRUE((*journal)->record_chat("seed1", "seed", reply).has_value());
+  auto again = Journal::open(path);
+  ASSERT_TRUE(again.has_value());
+  ASSERT_TRUE((*again)->chat("seed1").has_value());
+  EXPECT_EQ((*again)->chat("seed1")->content.rfind("bad byte ", 0), 0u);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace kforge::store

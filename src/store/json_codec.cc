@@ -71,7 +71,9 @@ std::map<std::string, std::string> string_map(const json& object, const char* na
   auto it = object.find(name);
   if (it == object.end() || !it->is_object()) return out;
   for (const auto& [key, value] : it->items())
-    out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    out[key] = value.is_string()
+                   ? value.get<std::string>()
+                   : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return out;
 }
 
@@ -204,7 +206,7 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
       e.kernels.push_back(
           {read_string(k, "name"), read_optional_number(k, "calls_per_forward").value_or(0),
            read_optional_number(k, "time_share").value_or(0), read_value<bool>(k, "own", false)});
-  e.raw_json = j.dump();
+  e.raw_json = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return e;
 }
 
@@ -305,6 +307,7 @@ json config_json(const RunConfig& c) {
           {"analysis_threshold", c.analysis_threshold},
           {"analysis", c.analysis},
           {"guard", c.guard},
+          {"tuning", c.tuning},
           {"prompts_dir", c.prompts_dir}};
 }
 
@@ -331,6 +334,7 @@ RunConfig config_from(const json& j) {
   c.analysis_threshold = read_value<double>(j, "analysis_threshold", c.analysis_threshold);
   c.analysis = read_string(j, "analysis", c.analysis);
   c.guard = read_value<bool>(j, "guard", c.guard);
+  c.tuning = read_value<bool>(j, "tuning", c.tuning);
   c.prompts_dir = read_string(j, "prompts_dir");
   return c;
 }

@@ -34,6 +34,8 @@ struct RunConfig {
   /// always; never.
   std::string analysis = "auto";
   bool guard = true;
+  /// False skips the tuning stages (the offline library provider has nothing to tune).
+  bool tuning = true;
   std::string prompts_dir;
 };
 

@@ -113,11 +113,14 @@ util::Result<void> RunStore::write_candidate_record(
   body["diagnosis"] = diagnosis.empty() ? json(nullptr) : json(diagnosis);
   std::filesystem::path path = candidate_path(record.id, record.stage);
   path.replace_extension(".json");
-  return write_file_atomically(path, body.dump(2) + "\n");
+  return write_file_atomically(
+      path, body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 util::Result<void> RunStore::write_run(const RunRecord& run) {
-  return write_file_atomically(dir_ / "run.json", to_json(run).dump(2) + "\n");
+  return write_file_atomically(
+      dir_ / "run.json",
+      to_json(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 util::Result<RunRecord> RunStore::read_run() const {

@@ -120,6 +120,14 @@ def test_guard_skips_tuning_of_a_persistent_kernel(server, tmp_path):
         assert f"guard: {stage} skipped" in console
     assert run["phases"] == ["seeds", "tuning", "final"]
 
+    # `kforge report DIR` rewrites the reports from run.json.
+    (run_dir / "summary.md").unlink()
+    (run_dir / "report.html").unlink()
+    report = run_kforge([run_args(server, tmp_path)[0], "report", str(run_dir)])
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "guard: #1 is a persistent kernel" in (run_dir / "summary.md").read_text()
+    assert (run_dir / "report.html").is_file()
+
 
 def test_token_budget_stops_cleanly_with_the_best_so_far(server, tmp_path):
     usage = {"prompt_tokens": 3000, "completion_tokens": 2000}
@@ -129,12 +137,13 @@ def test_token_budget_stops_cleanly_with_the_best_so_far(server, tmp_path):
         {"match": "# Stage: optimise", "reply": code_reply("gelu_exp_tanh"), "usage": usage},
     ])
     result = run_kforge(run_args(server, tmp_path / "runs", "--seeds", "2",
-                                 "--budget-tokens", "8000"))
+                                 "--budget-tokens", "8000", "--no-stream"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "state: stopped (token budget of 8000 spent (10000 used))" in result.stdout
     run_dir = only_run_dir(tmp_path / "runs")
     run = read_run(run_dir)
     assert run["state"] == "stopped"
     assert [r["stage"].split(" ")[0] for r in server.requests] == ["seed", "seed"]
+    assert not any(r["stream"] for r in server.requests)
     assert run["best_id"] is not None and (run_dir / "best.py").is_file()
     assert "stopped: token budget of 8000 spent" in (run_dir / "summary.md").read_text()
