@@ -108,6 +108,9 @@ Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
     mean_err = evaluation.correctness->mean_abs_err;
     first_failure = trim_for_prompt(evaluation.correctness->first_failure.value_or(""), 20, 2000);
   }
+  // The worker often repeats the first failure in the error text: say it once.
+  if (!first_failure.empty() && vars["error"].find(first_failure) != std::string::npos)
+    first_failure.clear();
   vars["first_failure"] = first_failure;
   vars["max_abs_err"] = format_number(max_err, 6);
   vars["mean_abs_err"] = format_number(mean_err, 6);
@@ -118,10 +121,13 @@ Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
   vars["launches_per_forward"] =
       evaluation.launches_per_forward ? std::to_string(*evaluation.launches_per_forward) : "";
   std::string kernels;
-  for (const eval::KernelSeen& kernel : evaluation.kernels)
-    kernels += fmt::format("- {} ({}): {:.1f} calls per forward, {:.0f}% of the time\n",
-                           kernel.name, kernel.own ? "candidate's own" : "library",
-                           kernel.calls_per_forward, 100 * kernel.time_share);
+  for (const eval::KernelSeen& kernel : evaluation.kernels) {
+    kernels += fmt::format("  - {} ({}): {:g} calls per forward", kernel.name,
+                           kernel.own ? "candidate's own" : "library", kernel.calls_per_forward);
+    if (kernel.time_share > 0)
+      kernels += fmt::format(", {:.0f}% of the time", 100 * kernel.time_share);
+    kernels += "\n";
+  }
   vars["kernels"] = kernels;
   std::string findings;
   if (report) {
