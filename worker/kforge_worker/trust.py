@@ -35,6 +35,7 @@ The defences (docs/trust.md has the table):
   its inputs (unchanged), threads and CUDA streams left running, and that it launched a kernel of
   its own."""
 
+import importlib
 import os
 import sys
 import tempfile
@@ -95,6 +96,18 @@ class _WatchedModule(types.ModuleType):
     def __delattr__(self, name):
         _refuse_patch(self, name)
         super().__delattr__(name)
+
+    # Triton records the globals a kernel reads and deep-copies them unless their type is exactly
+    # ModuleType, and Inductor pickles them: a watched module copies to itself and pickles by name,
+    # as a plain module is treated.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return importlib.import_module, (self.__name__,)
 
 
 def _refuse_patch(module, name):
@@ -181,11 +194,14 @@ class Snapshot:
                     reasons.append(f"patched {label}.{name}")
             if keys is not None and len(current) != len(keys):
                 reasons += [f"patched {label}.{name} (added)" for name in set(current) - keys
-                            if not name.startswith("_abc_")]
+                            if not name.startswith("_abc_") and name not in _INTERPRETER_CACHES]
         return reasons
 
 
 _MISSING = object()
+# Attributes the interpreter itself caches on classes (copyreg stores __slotnames__ the first time
+# an instance is copied or pickled): not patches.
+_INTERPRETER_CACHES = {"__slotnames__"}
 
 
 def _transparent_torch_wrapper(now, original):

@@ -29,11 +29,12 @@ _local = threading.local()
 # Programs Triton and torch run while compiling: Triton builds its launcher stub with the C
 # compiler (triton/runtime/build.py), finds libcuda with /sbin/ldconfig (backends/nvidia/
 # driver.py) and runs ptxas/cuobjdump/nvdisasm from its package or TRITON_*_PATH (knobs.py,
-# backends/nvidia/compiler.py); torch.utils.cpp_extension runs ninja, c++ and nvcc.
+# backends/nvidia/compiler.py); torch.utils.cpp_extension runs ninja, c++ and nvcc; Triton's
+# platform_key() calls platform.architecture(), which runs `file -b <python>` (runtime/build.py).
 _ALLOWED_PROGRAM = re.compile(
     r"^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+)(-[0-9.]+)?$"
     r"|^(ldconfig(\.real)?|nvcc|ptxas(-blackwell)?|cuobjdump|nvdisasm|ninja|cicc|fatbinary"
-    r"|nvlink)$")
+    r"|nvlink|file)$")
 _OWN_FILES = {__file__, os.path.realpath(__file__)}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 

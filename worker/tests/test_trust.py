@@ -448,3 +448,32 @@ def test_compilers_work_under_the_policy(tmp_path):
     assert report["violations"] == []
     assert report["probe"] == 2 and report["native"] == 1
     assert report.get("cubin", 1) > 0
+
+
+def test_a_watched_module_copies_and_pickles_like_a_plain_one():
+    # Triton deep-copies the globals its kernels read unless their type is exactly ModuleType,
+    # and Inductor pickles them (seen on the H100: torch.compile failed, __slotnames__ was
+    # reported as a patch).
+    import copy
+    import pickle
+    module = types.ModuleType("kforge_watch_probe")
+    sys.modules[module.__name__] = module
+    try:
+        trust._watch_module(module)
+        assert type(module) is not types.ModuleType
+        assert copy.deepcopy(module) is module and copy.copy(module) is module
+        assert pickle.loads(pickle.dumps(module)) is module
+        snapshot = trust.Snapshot()
+        copy.copy(module)
+        pickle.dumps(module)
+        assert not [line for line in snapshot.changes() if "_WatchedModule" in line]
+    finally:
+        del sys.modules[module.__name__]
+
+
+def test_the_programs_triton_runs_while_compiling_are_allowed():
+    from kforge_worker import trust_audit
+    for program in ("gcc", "/sbin/ldconfig", "ptxas", "file", "ninja", "nvcc"):
+        assert trust_audit._ALLOWED_PROGRAM.match(os.path.basename(program)), program
+    assert not trust_audit._ALLOWED_PROGRAM.match("sh")
+    assert not trust_audit._ALLOWED_PROGRAM.match("curl")
