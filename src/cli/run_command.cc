@@ -162,7 +162,7 @@ int run_run_command(const Options& options) {
   };
   store::RunStore* store_ptr = run_store.get();
   pipeline::ConsoleView view(
-      stdout, pipeline::is_terminal(stderr),
+      stderr, pipeline::is_terminal(stderr),
       [store_ptr](std::string_view line) { store_ptr->append_console(line); }, clock);
   view.log(fmt::format("kforge {} run {} in {}", KFORGE_VERSION,
                        options.resume.empty() ? "starts" : "resumes", run_store->dir().string()));

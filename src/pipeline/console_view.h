@@ -9,7 +9,8 @@
 
 namespace kforge::pipeline {
 
-/// The terminal view of a run. Log lines go to `out` (and to `sink`, which writes console.log);
+/// The terminal view of a run. Log lines go to `out` (kforge run: stderr, so that stdout carries
+/// only the answer) and to `sink`, which writes console.log;
 /// on a terminal (`live`) a status line — phase, model calls and evaluations in flight, best so
 /// far, tokens spent, streaming progress — is redrawn in place on stderr below them. Without a
 /// terminal only the log lines are written. Thread-safe.
