@@ -1,8 +1,8 @@
 """Attack 13 (GPU only: CPU mode does not time): compute honestly for the first calls on each
 input tensor (every check calls a tensor at most twice), then, once the same tensors come back
 again and again (the timing loop), return torch.empty_like: the memory the interleaved eager
-reference just freed, often holding its answer. Caught only if the harness checks the outputs of
-timed calls (from trials where the candidate ran before the reference)."""
+reference just freed, often holding its answer. Caught by the check of timed outputs (kept from
+trials where the candidate ran first, compared after the loop): "wrong output during timing"."""
 import torch
 import torch.nn as nn
 import triton

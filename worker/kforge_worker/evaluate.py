@@ -4,8 +4,9 @@ time it against the reference (GPU only), profile it, and report facts (docs/pro
 Order inside the child, each step able to end the evaluation with a status:
 import candidate -> build Model and ModelNew from the same seed -> correctness over N input sets
 (candidate first, then the fp32 reference on fresh clones, then the fp64 reference) -> constant
-output check -> same-tensor-new-contents check -> alternative-shape check -> timing -> profile
--> post-timing correctness on fresh inputs -> trust guard verdict."""
+output check -> same-tensor-new-contents check -> alternative-shape check -> timing (and the
+outputs of timed calls) -> profile -> post-timing correctness on fresh inputs -> trust guard
+verdict."""
 
 import copy
 import os
@@ -375,12 +376,14 @@ class Evaluation:
             runner, reasons["cuda_graph"] = timing.cuda_graph_runner(reference, reference_sets[0])
             if runner:
                 runners["cuda_graph"] = lambda i, r=runner: r(reference_sets[i])
+        timed_outputs = {}
         with self.candidate_code("time ModelNew.forward"):
             stats, timed_s = timing.time_interleaved(
                 runners, list(range(TIMING_INPUT_SETS)), int(self.request["trials"]),
                 int(self.request["warmup"]), bool(self.request["flush_l2"]),
                 checkpoint=getattr(self.guard, "checkpoint", None),
-                budget_s=float(self.request["timing_budget_s"]))
+                budget_s=float(self.request["timing_budget_s"]),
+                keep={"candidate": timed_outputs})
         result = {"candidate": stats["candidate"], "eager": stats["eager"],
                   "compile": stats.get("compile"), "cuda_graph": stats.get("cuda_graph")}
         failed = {name: reason for name, reason in reasons.items() if reason}
@@ -392,6 +395,22 @@ class Evaluation:
         self.result["score"] = stats["eager"]["median_ms"] / candidate_ms
         best = min(stats[name]["median_ms"] for name in stats if name != "candidate")
         self.result["speedup_vs_best_baseline"] = best / candidate_ms
+        self.timed_output_check(host_sets, timed_outputs)
+
+    def timed_output_check(self, host_sets, timed_outputs):
+        """The candidate's outputs kept from timed trials (timing.time_interleaved's `keep`)
+        against the reference on fresh clones of the same inputs: a candidate honest in every
+        check but cheating once the same tensors keep coming back (attack 13) is wrong here."""
+        from kforge_worker.correctness import Comparison, output_list
+        comparison = Comparison(self.precision)
+        for index, (trial, outputs) in sorted(timed_outputs.items()):
+            got = output_list(outputs, "the candidate's")
+            want32 = self.run_reference(self.reference, host_sets[index])
+            want64 = self.run_reference64(self.reference, host_sets[index]) or want32
+            comparison.add(got, want32, want64, f"timing input set {index}")
+            if not comparison.passed:
+                raise Failure("wrong_output", f"wrong output during timing (trial {trial}):\n"
+                              + comparison.first_failure)
 
     def profile(self):
         from kforge_worker.launches import profile_forward, triton_kernel_names
@@ -442,7 +461,9 @@ class Evaluation:
             violations = list(guard.violations) + refused
             if violations:
                 self.result["reasons"] += violations
-                if self.result["status"] in ("ok", "wrong_output"):
+                # A violation outranks any other outcome (a candidate can catch a refusal and
+                # then fail some other way), except one the parent decides: timeout, crashed.
+                if self.result["status"] not in ("rejected", "timeout", "crashed"):
                     self.result["status"] = "rejected"
                     self.result["error"] = "\n".join(violations)
         if self.fp64_missing:

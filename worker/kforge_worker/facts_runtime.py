@@ -3,8 +3,8 @@ inputs, in the harness's sandboxed child. On the GPU the forward runs under torc
 (every device kernel, its calls and share of kernel time, own or library); on the CPU, under
 TRITON_INTERPRET=1, the Triton launches are counted (no time shares).
 
-Reuses the harness: sandbox.run_request (fork, limits), task_loader (task and candidate loading),
-launches (launch counting and profiling)."""
+Reuses the harness: sandbox.run_request (fork, limits), trust.child_setup (the audit policy),
+task_loader (task and candidate loading), launches (launch counting and profiling)."""
 
 import os
 import shutil
@@ -17,9 +17,14 @@ def _runtime_child(request, scratch):
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"  # read when the candidate's kernels are decorated
     import torch
+    from kforge_worker import trust
     from kforge_worker.launches import cpu_launches, profile_forward, triton_kernel_names
     from kforge_worker.sandbox import RequestFailure, resolve
     from kforge_worker.task_loader import LoadError, load_candidate, load_task
+
+    # The candidate runs here as it does in `evaluate`: under the same process-wide policy
+    # (no programs, network or writes outside the scratch dir), installed before it is imported.
+    trust.child_setup(scratch)
 
     result = {"status": "ok", "error": "", "device": device, "method": None,
               "launches_per_forward": None, "kernels": [], "own_launches": None,

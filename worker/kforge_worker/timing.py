@@ -1,11 +1,19 @@
 """GPU timing: CUDA events, warm-up, L2 flush before every trial, interleaved runners.
 
 All runners (the candidate, the eager reference, the baselines) are timed in the same process and
-alternate trial by trial (the order rotates each trial), so clock and thermal drift hit all of
-them alike. Each trial: flush L2 (write a buffer >= 2x the L2 size), synchronise, then time one
-forward with CUDA events and, around it, host wall time (perf_counter up to the synchronise
-after the forward). Host time much larger than event time hints at work the events did not
-see (side streams). The first trial is discarded. Inputs rotate among several pre-generated sets.
+alternate trial by trial (the order rotates every len(input_sets) trials), so clock and thermal
+drift hit all of them alike. Each trial: flush L2 (write a buffer >= 2x the L2 size),
+synchronise, then time one forward with CUDA events and, around it, host wall time (perf_counter
+up to the synchronise after the forward). Host time much larger than event time hints at work
+the events did not see (side streams). The first trial is discarded. Inputs rotate among several
+pre-generated sets.
+
+Timed calls can be checked too (`keep`): a candidate may be honest in the correctness checks
+and cheat only once the same tensors keep coming back. Its output is copied to the host after the
+trial's synchronise (off the timed region), from the last trial per input set in which it ran
+first: in any other trial a runner just computed the same answer, and memory it freed may
+still hold it (stale memory would pass). With more than one input set, the previous trial
+always used another one, so its leftovers are another set's answer.
 
 A runner is `prepare(inputs) -> fn`: prepare is untimed (e.g. copying into a CUDA graph's static
 inputs) and fn() is the timed forward."""
@@ -36,13 +44,34 @@ def stats(samples_ms, host_ms=None):
 MIN_TRIALS = 10
 
 
+def host_copy(value):
+    """A forward's result on the host: tensors copied, a tuple/list as a list, anything else as
+    it is (the caller's comparison names it)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, (list, tuple)):
+        return [host_copy(item) for item in value]
+    return value
+
+
+def _order(names, trial, sets):
+    """The runners of `trial`, rotated once every `sets` trials, so that every (order, input set)
+    pair occurs whatever the counts (rotating with the trial index pairs a runner's position
+    with one input set when the counts share a factor). Trials 1..sets (the first ones kept)
+    run names[0] first on every input set."""
+    shift = ((trial - 1) // sets) % len(names)
+    return names[shift:] + names[:shift]
+
+
 def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, checkpoint=None,
-                     budget_s=None):
+                     budget_s=None, keep=None):
     """Time `runners` {name: prepare} over `trials` (+1 discarded) trials each. `checkpoint()`,
     if given, runs after the last trial and before any event is read (the trust guard's hook).
     `budget_s` bounds the trial loop: when one round of all runners, as measured in the last
     warm-up round, would make `trials` rounds exceed it, fewer trials are run (never fewer than
     MIN_TRIALS); Stats.trials says how many.
+    `keep` {name: dict}: each dict is filled with {input set index: (trial, host_copy(output))}
+    of that runner's last kept trial on the set in which it ran first (see the module's doc).
     Returns ({name: Stats}, timed_s) where timed_s is the summed event time of every timed call."""
     device = torch.cuda.current_device()
     flush = l2_flush_buffer(device) if flush_l2 else None
@@ -59,10 +88,17 @@ def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, 
             trials = max(MIN_TRIALS, int(budget_s / max(round_s, 1e-9)))
         events = {name: [] for name in names}
         host = {name: [] for name in names}
+        sets = len(input_sets)
+        # Which trial's output to keep, per runner and input set: decided up front, so that
+        # only those outputs are copied (not the discarded trial 0: the warm-up ran before it).
+        keep_at = {}
+        for name in keep or {}:
+            for trial in range(1, trials + 1):
+                if _order(names, trial, sets)[0] == name:
+                    keep_at[(name, trial % sets)] = trial
         for trial in range(trials + 1):
-            inputs = input_sets[trial % len(input_sets)]
-            shift = trial % len(names)
-            for name in names[shift:] + names[:shift]:
+            inputs = input_sets[trial % sets]
+            for name in _order(names, trial, sets):
                 fn = runners[name](inputs)
                 if flush is not None:
                     flush.zero_()
@@ -71,11 +107,14 @@ def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, 
                 end = torch.cuda.Event(enable_timing=True)
                 began = time.perf_counter()
                 start.record()
-                fn()
+                output = fn()
                 end.record()
                 torch.cuda.synchronize()
                 host[name].append((time.perf_counter() - began) * 1e3)
                 events[name].append((start, end))
+                if keep_at.get((name, trial % sets)) == trial:  # after the sync: not timed
+                    keep[name][trial % sets] = (trial, host_copy(output))
+                del output  # freed before the next runner, as when outputs were not kept
     if checkpoint is not None:
         checkpoint()
     timed_s = 0.0

@@ -81,6 +81,15 @@ def test_pure_pytorch_candidate_is_rejected_by_the_guard(worker):
     assert result["reasons"]
 
 
+def test_a_caught_refusal_still_rejects_a_candidate_that_then_fails(worker):
+    # The violation outranks the runtime error that follows it (only timeout/crashed do not).
+    result = worker.evaluate("tasks/softmax.py", candidate("refusal_caught_then_fails"))
+    assert result["status"] == "rejected", result
+    assert "tried to write outside its scratch directory: /proc/kforge_refusal_test" \
+        in result["error"]
+    assert any("outside its scratch directory" in reason for reason in result["reasons"])
+
+
 def test_segfault_is_crashed_and_worker_survives(worker):
     result = worker.evaluate("tasks/softmax.py", candidate("crash_segfault"))
     assert result["status"] == "crashed"

@@ -161,3 +161,60 @@ def test_runtime_counts_launches_on_cpu():
     assert runtime["launches_per_forward"] == 4  # one per row of the 4-row input
     assert runtime["kernels"] == [{"name": "relu_kernel", "calls_per_forward": 4,
                                    "time_share": None, "own": True}]
+
+
+RUNTIME_ESCAPE = '''
+import os
+import socket
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.maximum(tl.load(x_ptr + offsets, mask=mask), 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        try:
+            with open(os.path.join(OUTSIDE, "pwned.txt"), "w") as handle:
+                handle.write("pwned")
+        except OSError:
+            pass  # a refusal is a PermissionError: caught, the forward goes on
+        with socket.create_connection(("127.0.0.1", PORT), timeout=2) as connection:
+            connection.sendall(b"hello from a candidate")
+        y = torch.empty_like(x)
+        relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+        return y
+'''
+
+
+def test_runtime_facts_run_the_candidate_under_the_trust_policy(tmp_path):
+    # `analyze` with runtime: true imports and runs the candidate: the same audit policy as in
+    # `evaluate` (trust.child_setup) must hold there, or facts become a way out of the sandbox.
+    import socket
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    path = tmp_path / "escape.py"
+    path.write_text(f"OUTSIDE = {str(outside)!r}\nPORT = {listener.getsockname()[1]}\n"
+                    + RUNTIME_ESCAPE)
+    try:
+        facts = extract(str(path), f"{TASKS}/relu_tiny.py", runtime=True, device="cpu")
+        with pytest.raises(socket.timeout):
+            listener.accept()[0].close()  # nobody connected
+    finally:
+        listener.close()
+    runtime = facts["runtime"]
+    assert runtime["status"] == "error", runtime
+    assert "tried to use the network" in runtime["error"]
+    assert list(outside.iterdir()) == []

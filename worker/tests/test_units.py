@@ -312,6 +312,117 @@ def test_timing_step_with_fake_cuda_events(monkeypatch, tmp_path):
     assert result["timed_s"] > 0 and checkpoints == [1]
 
 
+def _fake_cuda_timing(monkeypatch):
+    """CUDA events and synchronisation faked with host clocks (no GPU here)."""
+    import time
+    from kforge_worker import timing
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False):
+            self.at = None
+
+        def record(self):
+            self.at = time.perf_counter()
+
+        def elapsed_time(self, end):
+            return (end.at - self.at) * 1e3
+
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(16))
+
+
+@pytest.mark.parametrize("runners", [2, 3, 4])
+def test_timed_outputs_are_kept_from_trials_the_candidate_ran_first(monkeypatch, runners):
+    # Kept: per input set, the last trial (never the discarded first) in which the candidate ran
+    # before every other runner, right after a trial on another input set: no runner had just
+    # computed this set's answer, so stale memory cannot pass for it. Every set is covered even
+    # when the runner and set counts share a factor (3 and 3).
+    from kforge_worker import timing
+    _fake_cuda_timing(monkeypatch)
+    log = []
+
+    def runner(name):
+        return lambda inputs: (lambda: log.append((name, inputs)) or torch.tensor([inputs]))
+
+    names = ["candidate", "eager", "compile", "cuda_graph"][:runners]
+    kept = {}
+    stats, _ = timing.time_interleaved({name: runner(name) for name in names}, [0, 1, 2],
+                                       trials=12, warmup=2, keep={"candidate": kept})
+    assert stats["candidate"]["trials"] == 12
+    assert sorted(kept) == [0, 1, 2]
+    timed = log[2 * runners:]  # after the warm-up rounds
+    for input_set, (trial, output) in kept.items():
+        assert 1 <= trial <= 12 and output.tolist() == [input_set]
+        assert timed[trial * runners] == ("candidate", input_set)      # ran first
+        assert timed[trial * runners - 1][1] != input_set              # after another set
+        later = [t for t in range(trial + 1, 13) if t % 3 == input_set
+                 and timed[t * runners][0] == "candidate"]
+        assert later == []                                              # the last such trial
+
+
+TIMING_ONLY_CHEAT = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    """Honest for the first calls on a tensor (no check calls one more than twice), garbage
+    once the same tensors keep coming back: inside the timing loop."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = {}
+
+    def forward(self, x):
+        key = (id(x), x.data_ptr())
+        self.calls[key] = self.calls.get(key, 0) + 1
+        y = torch.empty_like(x)
+        if self.calls[key] > 3:
+            return y.zero_()
+        softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+        return y
+'''
+
+
+def test_a_candidate_cheating_only_while_timed_is_wrong_output(monkeypatch, tmp_path):
+    # Attack 13 without a GPU: honest in every correctness check, zeros inside the timing loop.
+    from conftest import REPO
+    from kforge_worker import evaluate
+    from kforge_worker.errors import Failure
+    _fake_cuda_timing(monkeypatch)
+    monkeypatch.setattr(evaluate.trust, "Guard", _PassThroughGuard)
+    path = tmp_path / "timing_only_cheat.py"
+    path.write_text(TIMING_ONLY_CHEAT)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    request = {"task_path": "tasks/softmax.py", "candidate_path": str(path), "device": "cpu",
+               "shrink": True, "trials": 12, "warmup": 2, "_cwd": REPO}
+    evaluation = evaluate.Evaluation(request, str(scratch))
+    evaluation.load()
+    evaluation.correctness()
+    evaluation.reuse_check()
+    assert evaluation.result["correctness"]["pass_calibrated"]  # honest so far
+    with pytest.raises(Failure) as caught:
+        evaluation.timing()
+    assert caught.value.status == "wrong_output"
+    assert caught.value.message.startswith("wrong output during timing (trial ")
+    assert "timing input set" in caught.value.message
+
+
 def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
     # As above: the baseline step's logic on the CPU; the CUDA graph capture fails here (no
     # CUDA) and must come back as null with its reason, not as an error.
