@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,9 @@ namespace kforge::llm {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::array<std::string_view, 6> kKernelTypes = {
+    "persistent_recurrent", "elementwise", "reduction", "gemm", "conv", "mixed"};
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -190,6 +194,11 @@ FoundObject find_object(std::string_view reply) {
   return found;
 }
 
+/// `value` as JSON text; bytes that are not UTF-8 become U+FFFD instead of throwing.
+std::string dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 /// The string at the first of `names` present; numbers written out; lists joined by lines.
 std::optional<std::string> text_field(const json& object,
                                       std::initializer_list<std::string_view> names) {
@@ -197,15 +206,15 @@ std::optional<std::string> text_field(const json& object,
     auto it = object.find(name);
     if (it == object.end() || it->is_null()) continue;
     if (it->is_string()) return std::string(trim(it->get<std::string>()));
-    if (it->is_number()) return it->dump();
+    if (it->is_number()) return dump(*it);
     if (it->is_array()) {
       std::string joined;
       for (const json& item : *it)
         joined += (joined.empty() ? "" : "\n") +
-                  (item.is_string() ? item.get<std::string>() : item.dump());
+                  (item.is_string() ? item.get<std::string>() : dump(item));
       return joined;
     }
-    return it->dump();
+    return dump(*it);
   }
   return std::nullopt;
 }
@@ -320,14 +329,16 @@ std::string_view to_string(Complexity complexity) {
 util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
   FoundObject found = find_object(reply);
   if (!found.object)
-    return util::fail("failed to parse the analysis reply: {}", json_failure(found, reply));
+    return util::fail("failed to parse the analysis: {}", json_failure(found, reply));
   const json& object = *found.object;
   AnalysisDiagnosis diagnosis;
   std::vector<std::string> missing, invalid;
 
   // worth_optimizing: "yes"/"no" (possibly followed by a reason), a boolean, or an object.
   const json* worth = nullptr;
-  if (auto it = object.find("worth_optimizing"); it != object.end() && !it->is_null()) worth = &*it;
+  for (std::string_view name : {"worth_optimizing", "worth optimizing"})
+    if (auto it = object.find(name); worth == nullptr && it != object.end() && !it->is_null())
+      worth = &*it;
   std::optional<std::string> answer;
   if (worth != nullptr && worth->is_object()) {
     answer = text_field(*worth, {"answer", "value", "decision", "worth_optimizing"});
@@ -335,7 +346,7 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
   } else if (worth != nullptr && worth->is_boolean()) {
     answer = worth->get<bool>() ? "yes" : "no";
   } else if (worth != nullptr) {
-    answer = text_field(object, {"worth_optimizing"});
+    answer = text_field(object, {"worth_optimizing", "worth optimizing"});
   }
   if (!answer) {
     missing.emplace_back("worth_optimizing");
@@ -356,9 +367,15 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
       for (std::string_view w : {"yes", "true", "no", "false"}) {
         if (!word(w)) continue;
         std::string_view rest = std::string_view(*answer).substr(w.size());
-        while (!rest.empty() &&
-               std::string_view(" -,:;.").find(rest.front()) != std::string_view::npos)
-          rest.remove_prefix(1);
+        // separators, the UTF-8 dashes (— –) included
+        while (!rest.empty()) {
+          if (std::string_view(" -,:;.").find(rest.front()) != std::string_view::npos)
+            rest.remove_prefix(1);
+          else if (rest.starts_with("\u2014") || rest.starts_with("\u2013"))
+            rest.remove_prefix(3);
+          else
+            break;
+        }
         diagnosis.reason = std::string(trim(rest));
         break;
       }
@@ -366,7 +383,7 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
   }
   if (diagnosis.reason.empty())
     diagnosis.reason = text_field(object, {"reason", "worth_optimizing_reason"}).value_or("");
-  if (diagnosis.reason.empty()) missing.emplace_back("worth_optimizing reason");
+  if (diagnosis.reason.empty()) missing.emplace_back("reason");
 
   auto take = [&](std::string& out, std::string_view name,
                   std::initializer_list<std::string_view> names) {
@@ -377,15 +394,18 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
       out = *value;
   };
   take(diagnosis.bottleneck, "bottleneck", {"bottleneck"});
-  take(diagnosis.optimisation_method, "optimisation_method",
-       {"optimisation_method", "optimization_method"});
-  take(diagnosis.modification_plan, "modification_plan", {"modification_plan"});
-  take(diagnosis.expected_speedup, "expected_speedup", {"expected_speedup"});
+  take(
+      diagnosis.optimisation_method, "optimisation_method",
+      {"optimisation_method", "optimization_method", "optimisation method", "optimization method"});
+  take(diagnosis.modification_plan, "modification_plan",
+       {"modification_plan", "modification plan"});
+  take(diagnosis.expected_speedup, "expected_speedup", {"expected_speedup", "expected speedup"});
   diagnosis.expected_speedup_factor = first_number(diagnosis.expected_speedup);
   std::string complexity;
-  take(complexity, "implementation_complexity", {"implementation_complexity"});
-  take(diagnosis.kernel_type, "kernel_type", {"kernel_type"});
-  diagnosis.kernel_type = lower(diagnosis.kernel_type);
+  take(complexity, "implementation_complexity",
+       {"implementation_complexity", "implementation complexity"});
+  std::string kernel_type;
+  take(kernel_type, "kernel_type", {"kernel_type", "kernel type"});
 
   if (!complexity.empty()) {
     std::string c = lower(complexity);
@@ -402,12 +422,19 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
           "implementation_complexity must be one of low, medium, high, persistent (got \"{}\")",
           complexity));
   }
+  if (!kernel_type.empty()) {
+    diagnosis.kernel_type = lower(kernel_type);
+    if (std::find(kKernelTypes.begin(), kKernelTypes.end(), diagnosis.kernel_type) ==
+        kKernelTypes.end())
+      invalid.push_back(fmt::format("kernel_type must be one of {} (got \"{}\")",
+                                    fmt::join(kKernelTypes, ", "), kernel_type));
+  }
 
   if (missing.empty() && invalid.empty()) return diagnosis;
   std::vector<std::string> problems;
   if (!missing.empty()) problems.push_back(fmt::format("missing {}", fmt::join(missing, ", ")));
   problems.insert(problems.end(), invalid.begin(), invalid.end());
-  return util::fail("failed to parse the analysis reply: {}", fmt::join(problems, "; "));
+  return util::fail("failed to parse the analysis: {}", fmt::join(problems, "; "));
 }
 
 }  // namespace kforge::llm

@@ -68,17 +68,18 @@ struct AnalysisDiagnosis {
   /// The first number of expected_speedup (2 for "2-3x"); nullopt when it has none.
   std::optional<double> expected_speedup_factor;
   Complexity implementation_complexity = Complexity::kMedium;
-  /// Lower-cased, e.g. persistent_recurrent, elementwise, reduction, gemm, conv, mixed.
+  /// Lower-cased: persistent_recurrent, elementwise, reduction, gemm, conv or mixed.
   std::string kernel_type;
 };
 
 /// Finds the analysis JSON in a reply (extract_json_object) and validates it against the analysis
 /// schema: worth_optimizing (yes/no or true/false, or {"answer", "reason"}) with a reason,
 /// bottleneck, optimisation_method (or optimization_method), modification_plan, expected_speedup,
-/// implementation_complexity (low|medium|high|persistent) and kernel_type. The error lists every
-/// problem at once, to be sent back to the model: "failed to parse the analysis reply: missing
-/// bottleneck, kernel_type; implementation_complexity must be one of low, medium, high,
-/// persistent (got \"huge\")".
+/// implementation_complexity (low|medium|high|persistent) and kernel_type (persistent_recurrent|
+/// elementwise|reduction|gemm|conv|mixed); field names may also be spelled with spaces
+/// ("optimisation method"). The error lists every problem at once, to be sent back to the model:
+/// "failed to parse the analysis: missing bottleneck, kernel_type; implementation_complexity must
+/// be one of low, medium, high, persistent (got \"huge\")".
 util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply);
 
 }  // namespace kforge::llm

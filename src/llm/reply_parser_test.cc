@@ -110,7 +110,7 @@ TEST(ParseAnalysis, ListsEveryMissingOrInvalidField) {
 ```)");
   ASSERT_FALSE(diagnosis);
   EXPECT_EQ(diagnosis.error().message,
-            "failed to parse the analysis reply: missing worth_optimizing reason, bottleneck, "
+            "failed to parse the analysis: missing reason, bottleneck, "
             "optimisation_method, modification_plan, kernel_type; worth_optimizing must be yes or "
             "no (got \"maybe\"); implementation_complexity must be one of low, medium, high, "
             "persistent (got \"huge\")");
@@ -120,14 +120,69 @@ TEST(ParseAnalysis, SyntaxErrorsCarryTheReplyLocation) {
   auto diagnosis = parse_analysis("Analysis:\n```json\n{\"worth_optimizing\": yes}\n```");
   ASSERT_FALSE(diagnosis);
   EXPECT_EQ(diagnosis.error().message,
-            "failed to parse the analysis reply: reply:3:22: syntax error while parsing value - "
+            "failed to parse the analysis: reply:3:22: syntax error while parsing value - "
             "invalid literal; last read: '\"worth_optimizing\": y'\n"
             "    {\"worth_optimizing\": yes}\n"
             "                         ^");
   auto none = parse_analysis("no json here");
   ASSERT_FALSE(none);
-  EXPECT_EQ(none.error().message,
-            "failed to parse the analysis reply: the reply holds no JSON object");
+  EXPECT_EQ(none.error().message, "failed to parse the analysis: the reply holds no JSON object");
+}
+
+TEST(ExtractCandidateCode, SkipsBlocksInOtherLanguages) {
+  std::string reply =
+      "Here:\n```bash\npip install triton\n```\nand\n```python\nimport torch\nclass "
+      "ModelNew:\n    pass\n```\nDone.";
+  auto code = extract_model_new(reply);
+  ASSERT_TRUE(code) << code.error().message;
+  EXPECT_EQ(*code, "import torch\nclass ModelNew:\n    pass\n");
+  EXPECT_EQ(*extract_model_new("class ModelNew:\n    pass\n"), "class ModelNew:\n    pass\n");
+  EXPECT_EQ(*extract_model_new("```python\nclass ModelNew:\n    x = 1"),
+            "class ModelNew:\n    x = 1\n");
+}
+
+TEST(ParseAnalysis, SpacedFieldNamesAndAnObjectForWorthOptimizing) {
+  auto diagnosis = parse_analysis(R"(```json
+{"worth optimizing": {"answer": "no", "reason": "at roofline"}, "bottleneck": "b",
+ "optimisation method": "persistent kernel", "modification plan": "p",
+ "expected speedup": "1x", "implementation complexity": "Persistent",
+ "kernel type": "persistent_recurrent"}
+```)");
+  ASSERT_TRUE(diagnosis) << diagnosis.error().message;
+  EXPECT_FALSE(diagnosis->worth_optimizing);
+  EXPECT_EQ(diagnosis->reason, "at roofline");
+  EXPECT_EQ(diagnosis->optimisation_method, "persistent kernel");
+  EXPECT_EQ(diagnosis->implementation_complexity, Complexity::kPersistent);
+  EXPECT_EQ(diagnosis->kernel_type, "persistent_recurrent");
+}
+
+TEST(ParseAnalysis, ListsAnUnknownKernelTypeWithTheOtherProblems) {
+  auto diagnosis = parse_analysis(
+      R"({"worth_optimizing": "maybe", "reason": "r", "optimisation_method": "m",
+          "expected_speedup": "2x", "implementation_complexity": "huge",
+          "kernel_type": "stencil"})");
+  ASSERT_FALSE(diagnosis);
+  EXPECT_EQ(diagnosis.error().message,
+            "failed to parse the analysis: missing bottleneck, modification_plan; "
+            "worth_optimizing must be yes or no (got \"maybe\"); implementation_complexity must "
+            "be one of low, medium, high, persistent (got \"huge\"); kernel_type must be one of "
+            "persistent_recurrent, elementwise, reduction, gemm, conv, mixed (got \"stencil\")");
+}
+
+TEST(ParseAnalysis, KeepsUtf8TextAndLocatesInvalidBytes) {
+  auto diagnosis = parse_analysis(
+      "Gedanken — zuerst:\n"
+      R"({"worth_optimizing": "yes — launch bound", "bottleneck": ["6150 Starts", {"µs": 3}],
+          "optimisation_method": "persistent", "modification_plan": "p",
+          "expected_speedup": "≈5x", "implementation_complexity": "high",
+          "kernel_type": "mixed"})");
+  ASSERT_TRUE(diagnosis) << diagnosis.error().message;
+  EXPECT_EQ(diagnosis->reason, "launch bound");
+  EXPECT_EQ(diagnosis->bottleneck, "6150 Starts\n{\"µs\":3}");
+  EXPECT_EQ(diagnosis->expected_speedup_factor, 5.0);
+  auto invalid = parse_analysis("{\"reason\": \"a\xff\"}");
+  ASSERT_FALSE(invalid);
+  EXPECT_NE(invalid.error().message.find("reply:1:"), std::string::npos) << invalid.error().message;
 }
 
 TEST(FindCodeBlocks, ReportsLanguageLineAndClosure) {

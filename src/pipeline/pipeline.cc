@@ -13,11 +13,11 @@
 #include <semaphore>
 #include <vector>
 
+#include "llm/reply_parser.h"
+#include "llm/token_ledger.h"
 #include "pipeline/budget.h"
 #include "pipeline/candidate.h"
 #include "pipeline/tuning_guard.h"
-#include "prompts/code_extractor.h"
-#include "prompts/diagnosis.h"
 #include "prompts/prompt_vars.h"
 
 namespace kforge::pipeline {
@@ -31,6 +31,32 @@ const std::vector<std::string>& stage_order() {
   static const std::vector<std::string> order = {
       "seed", "repair", "analysis", "optimise", "tune_grid", "tune_tiling", "tune_memory"};
   return order;
+}
+
+/// The run.json token table: one row per stage that made calls, in stage_order (stages run
+/// concurrently, so the ledger's first-seen order may vary), unknown stages last.
+std::vector<store::TokenRow> token_rows(const llm::TokenLedger& ledger) {
+  auto stages = ledger.by_stage();
+  auto rank = [](const std::string& stage) {
+    const auto& order = stage_order();
+    return std::find(order.begin(), order.end(), stage) - order.begin();
+  };
+  std::stable_sort(stages.begin(), stages.end(),
+                   [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+  std::vector<store::TokenRow> rows;
+  for (const auto& [stage, totals] : stages) {
+    if (totals.calls == 0) continue;
+    store::TokenRow row;
+    row.stage = stage;
+    row.calls = static_cast<int>(totals.calls);
+    row.prompt_tokens = totals.prompt_tokens;
+    row.completion_tokens = totals.completion_tokens;
+    row.reasoning_tokens = totals.reasoning_tokens;
+    row.cached_tokens = totals.cached_tokens;
+    row.cost_usd = totals.cost_usd;
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 double steady_seconds() {
@@ -74,7 +100,7 @@ std::string describe_result(const Candidate& c) {
   return out;
 }
 
-std::map<std::string, std::string> diagnosis_map(const std::optional<prompts::Diagnosis>& d) {
+std::map<std::string, std::string> diagnosis_map(const std::optional<llm::AnalysisDiagnosis>& d) {
   if (!d) return {};
   return {{"worth_optimizing", d->worth_optimizing ? "yes" : "no"},
           {"reason", d->reason},
@@ -82,7 +108,7 @@ std::map<std::string, std::string> diagnosis_map(const std::optional<prompts::Di
           {"optimisation_method", d->optimisation_method},
           {"modification_plan", d->modification_plan},
           {"expected_speedup", d->expected_speedup},
-          {"implementation_complexity", d->implementation_complexity},
+          {"implementation_complexity", std::string(llm::to_string(d->implementation_complexity))},
           {"kernel_type", d->kernel_type}};
 }
 
@@ -128,7 +154,7 @@ class Run {
 
   CandidatePtr produce(const std::string& key, const std::string& stage, std::optional<int> parent,
                        int lineage, const prompts::Vars& vars,
-                       const std::optional<prompts::Diagnosis>& diagnosis);
+                       const std::optional<llm::AnalysisDiagnosis>& diagnosis);
   std::optional<llm::ChatReply> ask(const std::string& key, const std::string& stage,
                                     const std::string& template_name, const std::string& transcript,
                                     const prompts::Vars& vars);
@@ -163,7 +189,8 @@ class Run {
   store::RunRecord record_;
   std::vector<CandidatePtr> candidates_;
   CandidatePtr best_;
-  std::map<std::string, store::TokenRow> tokens_;
+  /// Model calls per stage, replayed ones included (a resumed run counts its whole history).
+  llm::TokenLedger ledger_;
   int next_id_ = 1;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> failed_{false};
@@ -198,9 +225,7 @@ void Run::stop(const std::string& reason, bool failed) {
 void Run::save_locked() {
   record_.updated_at = store::iso_time(std::chrono::system_clock::now());
   record_.elapsed_s = budget_.elapsed();
-  record_.tokens.clear();
-  for (const std::string& stage : stage_order())
-    if (auto it = tokens_.find(stage); it != tokens_.end()) record_.tokens.push_back(it->second);
+  record_.tokens = token_rows(ledger_);
   record_.best_id = best_ ? std::optional<int>(best_->id) : std::nullopt;
   if (auto ok = s_.store.write_run(record_); !ok)
     s_.view.log(fmt::format("warning: {}", ok.error().message));
@@ -231,7 +256,7 @@ prompts::Vars Run::base_vars() const {
        {"seed_index", "attempt", "origin_stage", "validation_error", "previous_reply",
         "adapt_persistent", "guard_reason", "best_id", "candidate_id", "candidate_stage"})
     vars[name] = "";
-  prompts::merge(vars, prompts::diagnosis_vars({}));
+  for (const auto& [name, value] : prompts::diagnosis_vars({})) vars[name] = "";
   vars["worth_optimizing"] = "";
   return vars;
 }
@@ -247,16 +272,9 @@ prompts::Vars Run::vars_for(const Candidate& candidate) const {
 }
 
 void Run::account(const std::string& stage, const llm::ChatReply& reply) {
+  ledger_.record(stage, reply);
   {
     std::lock_guard lock(mutex_);
-    store::TokenRow& row = tokens_[stage];
-    row.stage = stage;
-    ++row.calls;
-    row.prompt_tokens += reply.usage.prompt_tokens;
-    row.completion_tokens += reply.usage.completion_tokens;
-    row.reasoning_tokens += reply.usage.reasoning_tokens;
-    row.cached_tokens += reply.usage.cached_tokens;
-    row.cost_usd += reply.cost_usd;
     save_locked();
   }
   budget_.add_tokens(reply.usage.prompt_tokens + reply.usage.completion_tokens);
@@ -294,6 +312,7 @@ std::optional<llm::ChatReply> Run::ask(const std::string& key, const std::string
   auto reply = s_.provider.chat(request);
   s_.view.model_finished();
   if (!reply) {
+    ledger_.record_failure(stage);
     note(fmt::format("{}: model call failed: {}", key, reply.error().message));
     return std::nullopt;
   }
@@ -308,7 +327,7 @@ std::optional<llm::ChatReply> Run::ask(const std::string& key, const std::string
 
 CandidatePtr Run::produce(const std::string& key, const std::string& stage,
                           std::optional<int> parent, int lineage, const prompts::Vars& vars,
-                          const std::optional<prompts::Diagnosis>& diagnosis) {
+                          const std::optional<llm::AnalysisDiagnosis>& diagnosis) {
   bool replay = s_.store.journal().chat(key).has_value();
   if (!replay) {
     if (stopping()) return nullptr;
@@ -331,7 +350,7 @@ CandidatePtr Run::produce(const std::string& key, const std::string& stage,
   candidate->usage = reply->usage;
   candidate->path = s_.store.candidate_path(id, stage);
   budget_.add_candidate();
-  auto code = prompts::extract_model_code(reply->content);
+  auto code = llm::extract_model_new(reply->content);
   if (code) {
     candidate->source = std::move(*code);
   } else {
@@ -503,7 +522,7 @@ CandidatePtr Run::analysis_chain(const CandidatePtr& target) {
   std::string key = fmt::format("analysis{}", k);
   auto reply = ask(key, "analysis", "analysis", fmt::format("{}_analysis", target->id), vars);
   if (!reply) return nullptr;
-  auto diagnosis = prompts::parse_diagnosis(reply->content);
+  auto diagnosis = llm::parse_analysis(reply->content);
   if (!diagnosis) {
     note(fmt::format("analysis of #{}: {} — asking once more", target->id,
                      diagnosis.error().message));
@@ -512,19 +531,19 @@ CandidatePtr Run::analysis_chain(const CandidatePtr& target) {
     auto retry = ask(key + ".retry", "analysis", "analysis_retry",
                      fmt::format("{}_analysis_retry", target->id), vars);
     if (!retry) return nullptr;
-    diagnosis = prompts::parse_diagnosis(retry->content);
+    diagnosis = llm::parse_analysis(retry->content);
     if (!diagnosis) {
       note(fmt::format("analysis of #{} is still invalid: {} — no optimised candidate from it",
                        target->id, diagnosis.error().message));
       return nullptr;
     }
   }
-  const prompts::Diagnosis& d = *diagnosis;
+  const llm::AnalysisDiagnosis& d = *diagnosis;
   note(fmt::format(
       "analysis of #{}: worth optimising: {} ({}); bottleneck: {}; method: {}; complexity: {}; "
       "kernel_type: {}; expected speed-up: {}",
       target->id, d.worth_optimizing ? "yes" : "no", first_line(d.reason), first_line(d.bottleneck),
-      first_line(d.optimisation_method), d.implementation_complexity, d.kernel_type,
+      first_line(d.optimisation_method), llm::to_string(d.implementation_complexity), d.kernel_type,
       first_line(d.expected_speedup)));
   if (!d.worth_optimizing) return nullptr;
   prompts::merge(vars, prompts::diagnosis_vars(d));

@@ -145,7 +145,7 @@ Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
   return vars;
 }
 
-Vars diagnosis_vars(const Diagnosis& diagnosis) {
+Vars diagnosis_vars(const llm::AnalysisDiagnosis& diagnosis) {
   return {
       {"worth_optimizing", diagnosis.worth_optimizing ? "yes" : "no"},
       {"diagnosis_reason", diagnosis.reason},
@@ -153,7 +153,8 @@ Vars diagnosis_vars(const Diagnosis& diagnosis) {
       {"optimisation_method", diagnosis.optimisation_method},
       {"modification_plan", diagnosis.modification_plan},
       {"expected_speedup", diagnosis.expected_speedup},
-      {"implementation_complexity", diagnosis.implementation_complexity},
+      {"implementation_complexity",
+       std::string(llm::to_string(diagnosis.implementation_complexity))},
       {"diagnosis_kernel_type", diagnosis.kernel_type},
   };
 }
