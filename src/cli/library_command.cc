@@ -2,13 +2,13 @@
 // and the user's local one) with its measured speed-ups, and adding a run's verified best
 // candidate to the local library.
 
-#include <algorithm>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/core.h>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "llm/library_catalog.h"
@@ -53,14 +53,21 @@ int list_library(const Options& options) {
     for (const auto& e : *entries) {
       json rows = json::array();
       for (const auto& m : e.measurements)
-        rows.push_back({{"task", m.task}, {"device", m.device}, {"date", m.date},
-                        {"engine", m.engine}, {"default", m.is_default},
-                        {"library_ms", m.library_ms ? json(*m.library_ms) : json()},
-                        {"speedup_vs_eager", m.speedup_vs_eager ? json(*m.speedup_vs_eager) : json()},
-                        {"speedup_vs_cuda_graph",
-                         m.speedup_vs_cuda_graph ? json(*m.speedup_vs_cuda_graph) : json()}});
-      out.push_back({{"name", e.name}, {"dir", e.dir.string()}, {"tasks", e.tasks},
-                     {"signature", e.signature}, {"description", e.description},
+        rows.push_back(
+            {{"task", m.task},
+             {"device", m.device},
+             {"date", m.date},
+             {"engine", m.engine},
+             {"default", m.is_default},
+             {"library_ms", m.library_ms ? json(*m.library_ms) : json()},
+             {"speedup_vs_eager", m.speedup_vs_eager ? json(*m.speedup_vs_eager) : json()},
+             {"speedup_vs_cuda_graph",
+              m.speedup_vs_cuda_graph ? json(*m.speedup_vs_cuda_graph) : json()}});
+      out.push_back({{"name", e.name},
+                     {"dir", e.dir.string()},
+                     {"tasks", e.tasks},
+                     {"signature", e.signature},
+                     {"description", e.description},
                      {"measurements", rows}});
     }
     fmt::print("{}\n", out.dump(2));
@@ -116,11 +123,12 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
   const store::CandidateRecord* best =
       run->best_id ? store::find_candidate(*run, *run->best_id) : nullptr;
   if (!best || best->status != "ok")
-    return util::fail("failed to add {}: the run has no verified best candidate",
-                      run_dir.string());
+    return util::fail("failed to add {}: the run has no verified best candidate", run_dir.string());
   if (!best->score)
-    return util::fail("failed to add {}: its best candidate has no measured speed-up (CPU runs "
-                      "are not timed)", run_dir.string());
+    return util::fail(
+        "failed to add {}: its best candidate has no measured speed-up (CPU runs "
+        "are not timed)",
+        run_dir.string());
   auto source = read_text(run_dir / "best.py");
   if (!source) return std::unexpected(source.error().context("failed to add {}", run_dir.string()));
 
@@ -158,8 +166,8 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
     inspect_options.worker_dir = options.worker_dir;
     auto info = llm::worker_task_inspector(inspect_options)(run->config.task);
     if (info) {
-      auto signature = llm::derive_signature(*info, run->config.task);
-      if (signature && !signature->fields.empty()) meta["signature"] = signature->fields;
+      llm::TaskSignature signature = llm::derive_signature(*info, run->config.task);
+      if (!signature.fields.empty()) meta["signature"] = signature.fields;
     }
   }
   std::ofstream(dest / "meta.json") << meta.dump(2) << "\n";

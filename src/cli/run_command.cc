@@ -170,7 +170,6 @@ int run_run_command(const Options& options) {
   pipeline::PipelineInputs inputs;
   inputs.record = record;
   inputs.task_source = *task_source;
-  inputs.recurrent = !prompts::recurrent_cell(*task_source).empty();
   if (auto example = prompts::find_library_example({repo / "library"}, task_path, *task_source)) {
     inputs.library_example = example->source;
     inputs.library_example_name = example->name + ": " + example->why;

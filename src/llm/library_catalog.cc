@@ -1,12 +1,12 @@
 #include "llm/library_catalog.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace kforge::llm {
 
@@ -61,8 +61,8 @@ util::Result<LibraryEntry> read_entry(const std::filesystem::path& folder) {
       m.device = string_or(row, "device");
       m.date = string_or(row, "date");
       m.engine = string_or(row, "engine");
-      m.is_default = !row.contains("default") || !row["default"].is_boolean() ||
-                     row["default"].get<bool>();
+      m.is_default =
+          !row.contains("default") || !row["default"].is_boolean() || row["default"].get<bool>();
       m.library_ms = optional_number(row, "library_ms");
       m.speedup_vs_eager = optional_number(row, "speedup_vs_eager");
       m.speedup_vs_compile = optional_number(row, "speedup_vs_compile");
@@ -106,8 +106,7 @@ util::Result<std::vector<LibraryEntry>> load_library(
 std::string TaskSignature::describe() const {
   if (fields.empty()) return task_name;
   // a fixed order reads better than the map's
-  static const char* const kOrder[] = {"type", "bidirectional", "batch_first", "has_fc",
-                                       "returns"};
+  static const char* const kOrder[] = {"type", "bidirectional", "batch_first", "has_fc", "returns"};
   std::string text;
   for (const char* key : kOrder) {
     auto it = fields.find(key);
@@ -117,40 +116,36 @@ std::string TaskSignature::describe() const {
   return text;
 }
 
-util::Result<TaskSignature> derive_signature(std::string_view task_info_json,
-                                             const std::filesystem::path& task_path) {
-  json info = json::parse(task_info_json, nullptr, false);
-  if (info.is_discarded() || !info.is_object())
-    return util::fail("failed to read the task info of {}: not a JSON object", task_path.string());
+TaskSignature derive_signature(const task::TaskInfo& info, const std::filesystem::path& task_path) {
   TaskSignature signature;
   signature.task_name = task_path.stem().string();
-  const json modules = info.value("modules", json::array());
-  const json* rnn = nullptr;
+  const task::ModuleInfo* rnn = nullptr;
   bool has_fc = false;
-  for (const json& module : modules) {
-    const std::string type = string_or(module, "type");
-    if (!rnn && (type == "GRU" || type == "LSTM" || type == "RNN")) rnn = &module;
-    if (type == "Linear") has_fc = true;
+  for (const task::ModuleInfo& module : info.modules) {
+    if (!rnn && (module.type == "GRU" || module.type == "LSTM" || module.type == "RNN"))
+      rnn = &module;
+    if (module.type == "Linear") has_fc = true;
   }
   if (!rnn) return signature;
-  std::string type = string_or(*rnn, "type");
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
-  const json args = rnn->value("args", json::object());
+  std::string type = rnn->type;
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  auto arg = [&](const char* name) {
+    auto it = rnn->args.find(name);
+    return it == rnn->args.end() ? std::string("false") : it->second;
+  };
   signature.fields["type"] = type;
-  signature.fields["bidirectional"] = field_text(args.value("bidirectional", json(false)));
-  signature.fields["batch_first"] = field_text(args.value("batch_first", json(false)));
+  signature.fields["bidirectional"] = arg("bidirectional");
+  signature.fields["batch_first"] = arg("batch_first");
   signature.fields["has_fc"] = has_fc ? "true" : "false";
 
-  const json outputs = info.value("outputs", json::array());
-  const json sources = info.value("output_sources", json::array());
   std::string returns = "other";
-  if (outputs.size() == 1) {
-    if (sources.size() == 1 && sources[0].is_object())
-      returns = string_or(sources[0], "value", "other");
-    else if (has_fc && outputs[0].contains("shape") && outputs[0]["shape"].is_array() &&
-             outputs[0]["shape"].size() == 2)
+  if (info.outputs.size() == 1) {
+    if (info.output_sources.size() == 1 && info.output_sources[0])
+      returns = info.output_sources[0]->value.empty() ? "other" : info.output_sources[0]->value;
+    else if (has_fc && info.outputs[0].shape && info.outputs[0].shape->size() == 2)
       returns = "fc_last";
-  } else if (outputs.size() > 1) {
+  } else if (info.outputs.size() > 1) {
     returns = "several";
   }
   signature.fields["returns"] = returns;

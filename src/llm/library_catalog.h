@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "task/task_info.h"
 #include "util/error.h"
 
 namespace kforge::llm {
@@ -49,7 +50,8 @@ std::filesystem::path user_library_dir();
 
 /// Every entry under `dirs`, in order (a folder that does not exist is skipped; a folder without
 /// meta.json is not an entry). A malformed meta.json is an error naming the file.
-util::Result<std::vector<LibraryEntry>> load_library(const std::vector<std::filesystem::path>& dirs);
+util::Result<std::vector<LibraryEntry>> load_library(
+    const std::vector<std::filesystem::path>& dirs);
 
 /// What a task computes, in the terms library signatures use.
 struct TaskSignature {
@@ -63,12 +65,11 @@ struct TaskSignature {
   std::string describe() const;
 };
 
-/// Derives the signature from the worker's inspect_task result (TaskInfo JSON text, see
-/// docs/protocol.md): the first recurrent module's type and arguments, whether a Linear exists,
-/// and what the (single) output is — `output_sources` says when it is the RNN's own output, h_n
-/// or c_n; a 2-D output of a task with a Linear is `fc_last`.
-util::Result<TaskSignature> derive_signature(std::string_view task_info_json,
-                                             const std::filesystem::path& task_path);
+/// Derives the signature from the worker's inspect_task result (task::TaskInfo): the first
+/// recurrent module's type and arguments, whether a Linear exists, and what the (single) output
+/// is — `output_sources` says when it is the RNN's own output, h_n or c_n; a 2-D output of a task
+/// with a Linear is `fc_last`.
+TaskSignature derive_signature(const task::TaskInfo& info, const std::filesystem::path& task_path);
 
 /// The first entry whose signature fields all equal the task's; an entry without a signature
 /// matches when it lists the task's name. nullptr when none does.

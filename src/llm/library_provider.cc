@@ -1,5 +1,6 @@
 #include "llm/library_provider.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,10 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "llm/library_catalog.h"
 
@@ -49,14 +48,14 @@ class LibraryProvider final : public Provider {
     if (request.task_path.empty())
       return util::fail("failed to pick a library kernel: the request names no task");
     auto info = options_.inspect_task(request.task_path);
-    if (!info) return std::unexpected(info.error().context("failed to inspect task {}",
-                                                           request.task_path.string()));
-    auto signature = derive_signature(*info, request.task_path);
-    if (!signature) return std::unexpected(signature.error());
+    if (!info)
+      return std::unexpected(
+          info.error().context("failed to inspect task {}", request.task_path.string()));
+    TaskSignature signature = derive_signature(*info, request.task_path);
     auto entries = load_library(options_.library_dirs);
     if (!entries) return std::unexpected(entries.error());
-    const LibraryEntry* entry = find_entry(*entries, *signature);
-    if (!entry) return util::fail("no library kernel for this task: {}", signature->describe());
+    const LibraryEntry* entry = find_entry(*entries, signature);
+    if (!entry) return util::fail("no library kernel for this task: {}", signature.describe());
     std::ifstream in(entry->source);
     if (!in)
       return util::fail("failed to read library kernel {}: cannot open {}", entry->name,
@@ -87,15 +86,17 @@ TaskInspector worker_task_inspector(const LibraryProviderOptions& options) {
   const std::filesystem::path worker_dir = options.worker_dir.empty()
                                                ? std::filesystem::path(KFORGE_SOURCE_DIR) / "worker"
                                                : options.worker_dir;
-  return [python, worker_dir](const std::filesystem::path& task) -> util::Result<std::string> {
+  return [python, worker_dir](const std::filesystem::path& task) -> util::Result<task::TaskInfo> {
     // one request then shutdown, fed from a file: no pipes to juggle for a single exchange
     const std::filesystem::path request_file =
         std::filesystem::temp_directory_path() / fmt::format("kforge_inspect_{}.jsonl", getpid());
     {
       std::ofstream out(request_file);
-      out << json{{"id", 1}, {"op", "inspect_task"},
+      out << json{{"id", 1},
+                  {"op", "inspect_task"},
                   {"task_path", std::filesystem::absolute(task).string()},
-                  {"shrink", true}}.dump()  // the structure, not the sizes, matters here
+                  {"shrink", true}}
+                 .dump()  // the structure, not the sizes, matters here
           << "\n"
           << json{{"id", 2}, {"op", "shutdown"}}.dump() << "\n";
     }
@@ -115,7 +116,7 @@ TaskInspector worker_task_inspector(const LibraryProviderOptions& options) {
       if (!reply.is_object() || reply.value("id", 0) != 1) continue;
       if (!reply.value("ok", false))
         return util::fail("{}", reply.value("error", std::string("the worker refused")));
-      return reply["result"].dump();
+      return task::parse_task_info(reply["result"].dump());
     }
     return util::fail("failed to run the worker ({} -m kforge_worker): no reply (status {})",
                       python, status);

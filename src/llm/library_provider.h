@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "llm/provider.h"
+#include "task/task_info.h"
 
 namespace kforge::llm {
 
-/// Reads a task's module structure: the worker's inspect_task result (TaskInfo JSON text).
-using TaskInspector = std::function<util::Result<std::string>(const std::filesystem::path& task)>;
+/// Reads a task's module structure: the worker's inspect_task result.
+using TaskInspector =
+    std::function<util::Result<task::TaskInfo>(const std::filesystem::path& task)>;
 
 struct LibraryProviderOptions {
   /// Folders searched for kernels, in order: the repository's library/ and the user's local one.
@@ -32,7 +34,7 @@ struct LibraryProviderOptions {
 std::unique_ptr<Provider> make_library_provider(const LibraryProviderOptions& options);
 
 /// The inspector used when none is given: runs `python -m kforge_worker --cpu` once with an
-/// inspect_task request and returns its result.
+/// inspect_task request and returns its parsed result.
 TaskInspector worker_task_inspector(const LibraryProviderOptions& options);
 
 }  // namespace kforge::llm

@@ -13,8 +13,8 @@ constexpr const char* kGruHidden = R"({
 LibraryProviderOptions options_with(std::string task_info) {
   LibraryProviderOptions options;
   options.library_dirs = {std::filesystem::path(KFORGE_SOURCE_DIR) / "library"};
-  options.inspect_task = [task_info](const std::filesystem::path&) -> util::Result<std::string> {
-    return task_info;
+  options.inspect_task = [task_info](const std::filesystem::path&) {
+    return task::parse_task_info(task_info);
   };
   return options;
 }
@@ -45,7 +45,7 @@ TEST(LibraryProvider, NoMatchSaysWhichSignatureHasNoKernel) {
 
 TEST(LibraryProvider, InspectionFailureIsReportedWithTheTask) {
   LibraryProviderOptions options;
-  options.inspect_task = [](const std::filesystem::path&) -> util::Result<std::string> {
+  options.inspect_task = [](const std::filesystem::path&) -> util::Result<task::TaskInfo> {
     return util::fail("worker gone");
   };
   auto provider = make_library_provider(options);

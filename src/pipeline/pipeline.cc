@@ -19,6 +19,7 @@
 #include "pipeline/candidate.h"
 #include "pipeline/tuning_guard.h"
 #include "prompts/prompt_vars.h"
+#include "task/task_info.h"
 
 namespace kforge::pipeline {
 
@@ -184,6 +185,8 @@ class Run {
   std::counting_semaphore<64> eval_slots_;
   eval::EvalRequest eval_template_;
   eval::WorkerInfo worker_;
+  /// From the worker's inspect_task; false when the inspection failed.
+  bool recurrent_ = false;
 
   mutable std::mutex mutex_;
   store::RunRecord record_;
@@ -245,7 +248,7 @@ int Run::allocate_id(const std::string& key, const std::string& stage) {
 
 prompts::Vars Run::base_vars() const {
   prompts::Vars vars = prompts::task_vars(
-      {record_.task_name, inputs_.task_source, inputs_.recurrent, config_.device == "cpu"});
+      {record_.task_name, inputs_.task_source, recurrent_, config_.device == "cpu"});
   prompts::merge(vars, prompts::gpu_vars(worker_));
   vars["library_example"] = inputs_.library_example;
   vars["library_example_name"] = inputs_.library_example_name;
@@ -657,6 +660,13 @@ util::Result<PipelineResult> Run::execute() {
   auto hello = s_.pool.hello();
   if (!hello) return std::unexpected(hello.error().context("failed to run {}", config_.task));
   worker_ = *hello;
+  // The structure, not the sizes, matters here: inspect at the shrunk shapes (a CPU forward).
+  if (auto info = task::inspect_task(s_.pool, config_.task, true)) {
+    recurrent_ = info->recurrent;
+  } else {
+    s_.view.log(fmt::format("warning: {}; the prompts will not say whether the task is recurrent",
+                            info.error().message));
+  }
   {
     std::lock_guard lock(mutex_);
     record_.state = "running";

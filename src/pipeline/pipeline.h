@@ -35,7 +35,6 @@ struct PipelineInputs {
   /// Configuration, id and start time; on resume, the record read from run.json.
   store::RunRecord record;
   std::string task_source;
-  bool recurrent = false;
   /// A verified library kernel for a related pattern, shown to the model as an example
   /// (empty = none).
   std::string library_example;
@@ -49,12 +48,14 @@ struct PipelineResult {
   std::optional<std::string> best_source;
 };
 
-/// Runs the strategy of SYSTEM.md: seeds (concurrently) → repair → algorithm analysis and an
-/// optimised candidate per weak seed → guarded tuning (grid, tiling, memory) → best. Every
-/// finished model call, evaluation and analysis is journaled before the run moves on, and found
-/// again in the journal when the same run is resumed. Budgets stop the run cleanly with the best
-/// so far (record.state "stopped"). Errors only for what makes the run impossible (no worker,
-/// unreadable prompts); a model call that fails ends its branch, not the run.
+/// Runs the strategy of SYSTEM.md (after asking the worker what the task computes,
+/// task::inspect_task: whether it is recurrent comes from there): seeds (concurrently) → repair →
+/// algorithm analysis and an optimised candidate per weak seed → guarded tuning (grid, tiling,
+/// memory) → best. Every finished model call, evaluation and analysis is journaled before the run
+/// moves on, and found again in the journal when the same run is resumed. Budgets stop the run
+/// cleanly with the best so far (record.state "stopped"). Errors only for what makes the run
+/// impossible (no worker, unreadable prompts); a model call that fails ends its branch, not the
+/// run.
 util::Result<PipelineResult> run_pipeline(const PipelineInputs& inputs, PipelineServices& services);
 
 }  // namespace kforge::pipeline

@@ -58,11 +58,20 @@ class FakePool : public eval::WorkerPool {
   util::Result<eval::BaselineResult> baseline(const eval::BaselineRequest&) override {
     return util::fail("not faked");
   }
-  util::Result<std::string> request(const std::string&, double) override {
+  util::Result<std::string> request(const std::string& json_request, double) override {
+    std::lock_guard lock(mutex_);
+    requests.push_back(json_request);
+    if (json_request.find("\"inspect_task\"") != std::string::npos) return task_info;
     return util::fail("not faked");
   }
   std::size_t size() const override { return 2; }
   std::atomic<int> evaluations{0};
+  /// The inspect_task result (TaskInfo JSON) or error.
+  util::Result<std::string> task_info = std::string(R"({"recurrent": false})");
+  std::vector<std::string> requests;
+
+ private:
+  std::mutex mutex_;
 };
 
 /// Replies by the first rule whose `match` occurs in the user message; records every request.
@@ -185,6 +194,35 @@ class PipelineTest : public ::testing::Test {
   std::function<util::Result<analysis::Report>(const std::filesystem::path&)> analyze_;
   std::string log_;
 };
+
+TEST_F(PipelineTest, TheWorkersTaskInfoDecidesWhetherThePromptsAreRecurrent) {
+  FakeProvider provider({{"# Stage: seed", code("score=1.5")}});
+  store::RunConfig c = config();
+  c.seeds = 1;
+  c.analysis = "never";
+  c.tuning = false;
+  run(provider, c);
+  ASSERT_FALSE(provider.requests.empty());
+  EXPECT_EQ(provider.requests[0].find("## Recurrent models"), std::string::npos);
+  ASSERT_FALSE(pool_.requests.empty());
+  EXPECT_NE(pool_.requests[0].find("\"op\":\"inspect_task\""), std::string::npos);
+
+  // the task source says nothing; the worker's inspection says recurrent
+  pool_.task_info =
+      std::string(R"({"modules": [{"path": "gru", "type": "GRU"}], "recurrent": true})");
+  FakeProvider recurrent({{"# Stage: seed", code("score=1.5")}});
+  run(recurrent, c);
+  ASSERT_FALSE(recurrent.requests.empty());
+  EXPECT_NE(recurrent.requests[0].find("## Recurrent models"), std::string::npos);
+
+  // an inspection that fails is a warning, not the end of the run
+  pool_.task_info = util::fail("failed to load task task.py: no get_inputs() defined");
+  FakeProvider failing({{"# Stage: seed", code("score=1.5")}});
+  PipelineResult result = run(failing, c);
+  EXPECT_EQ(result.record.state, "finished");
+  EXPECT_NE(log_.find("warning: failed to load task task.py: no get_inputs() defined"),
+            std::string::npos);
+}
 
 TEST_F(PipelineTest, RunsEveryStageInOrder) {
   FakeProvider provider({
