@@ -160,6 +160,7 @@ class Run {
                                     const std::string& template_name, const std::string& transcript,
                                     const prompts::Vars& vars);
   void account(const std::string& stage, const llm::ChatReply& reply);
+  void measure_baselines();
   void assess(Candidate& candidate);
   void consider(const CandidatePtr& candidate);
   int allocate_id(const std::string& key, const std::string& stage);
@@ -282,6 +283,43 @@ void Run::account(const std::string& stage, const llm::ChatReply& reply) {
   }
   budget_.add_tokens(reply.usage.prompt_tokens + reply.usage.completion_tokens);
   s_.view.set_tokens(budget_.tokens());
+}
+
+void Run::measure_baselines() {
+  {
+    std::lock_guard lock(mutex_);
+    if (record_.baselines) return;  // resumed: measured by the first attempt
+  }
+  eval::BaselineRequest request;
+  request.task = config_.task;
+  request.device = eval::Device::kCuda;
+  request.shrink = config_.shrink;
+  request.trials = config_.trials;
+  request.warmup = config_.warmup;
+  request.flush_l2 = config_.flush_l2;
+  request.baselines = {"eager", "compile", "cuda_graph"};
+  s_.view.log("baselines: timing the reference (eager, torch.compile, CUDA-graph replay)");
+  auto result = s_.pool.baseline(request);
+  if (!result) {
+    note(fmt::format("baselines: {}; the run goes on without them", result.error().message));
+    return;
+  }
+  store::RunBaselines baselines;
+  if (result->eager) baselines.eager_ms = result->eager->median_ms;
+  if (result->compiled) baselines.compile_ms = result->compiled->median_ms;
+  if (result->cuda_graph) baselines.cuda_graph_ms = result->cuda_graph->median_ms;
+  baselines.errors = result->errors;
+  std::string text;
+  for (const auto& [name, ms] :
+       {std::pair{"eager", baselines.eager_ms}, std::pair{"compile", baselines.compile_ms},
+        std::pair{"cuda_graph", baselines.cuda_graph_ms}})
+    if (ms) text += fmt::format("{}{} {:.3f} ms", text.empty() ? "" : ", ", name, *ms);
+  note(fmt::format("baselines: {}", text.empty() ? "none timed" : text));
+  for (const auto& [name, error] : baselines.errors)
+    note(fmt::format("baseline {} failed: {}", name, first_line(error)));
+  std::lock_guard lock(mutex_);
+  record_.baselines = std::move(baselines);
+  save_locked();
 }
 
 std::optional<llm::ChatReply> Run::ask(const std::string& key, const std::string& stage,
@@ -693,6 +731,7 @@ util::Result<PipelineResult> Run::execute() {
   s_.view.log(fmt::format("task {} on {} ({} SMs) with {} {}; seeds {}, repairs {}",
                           record_.task_name, worker_.device_name.value_or("cpu"), worker_.sm_count,
                           s_.provider.name(), s_.provider.model(), config_.seeds, config_.repairs));
+  if (config_.device != "cpu") measure_baselines();  // the worker refuses them on the CPU
   std::vector<CandidatePtr> seeds = seeds_phase();
   if (!failed_) analysis_phase(seeds);
   if (!failed_) tuning_phase();

@@ -55,8 +55,10 @@ class FakePool : public eval::WorkerPool {
     ++evaluations;
     return verdict_of(read_file(request.candidate));
   }
-  util::Result<eval::BaselineResult> baseline(const eval::BaselineRequest&) override {
-    return util::fail("not faked");
+  util::Result<eval::BaselineResult> baseline(const eval::BaselineRequest& request) override {
+    ++baseline_calls;
+    EXPECT_EQ(request.baselines, (std::vector<std::string>{"eager", "compile", "cuda_graph"}));
+    return baseline_result;
   }
   util::Result<std::string> request(const std::string& json_request, double) override {
     std::lock_guard lock(mutex_);
@@ -66,6 +68,14 @@ class FakePool : public eval::WorkerPool {
   }
   std::size_t size() const override { return 2; }
   std::atomic<int> evaluations{0};
+  std::atomic<int> baseline_calls{0};
+  util::Result<eval::BaselineResult> baseline_result = [] {
+    eval::BaselineResult b;
+    b.eager = eval::LatencyStats{20.0, 0, 0, 0, 100};
+    b.compiled = eval::LatencyStats{15.0, 0, 0, 0, 100};
+    b.cuda_graph = eval::LatencyStats{12.5, 0, 0, 0, 100};
+    return b;
+  }();
   /// The inspect_task result (TaskInfo JSON) or error.
   util::Result<std::string> task_info = std::string(R"({"recurrent": false})");
   std::vector<std::string> requests;
@@ -222,6 +232,40 @@ TEST_F(PipelineTest, TheWorkersTaskInfoDecidesWhetherThePromptsAreRecurrent) {
   EXPECT_EQ(result.record.state, "finished");
   EXPECT_NE(log_.find("warning: failed to load task task.py: no get_inputs() defined"),
             std::string::npos);
+}
+
+TEST_F(PipelineTest, GpuRunsTimeTheBaselinesOnceCpuRunsNever) {
+  store::RunConfig c = config();
+  c.seeds = 1;
+  c.analysis = "never";
+  c.tuning = false;
+  FakeProvider provider({{"# Stage: seed", code("score=1.5")}});
+  PipelineResult gpu = run(provider, c);
+  EXPECT_EQ(pool_.baseline_calls, 1);
+  ASSERT_TRUE(gpu.record.baselines);
+  EXPECT_EQ(gpu.record.baselines->eager_ms, 20.0);
+  EXPECT_EQ(gpu.record.baselines->cuda_graph_ms, 12.5);
+  EXPECT_EQ(gpu.record.baselines->best()->first, "cuda_graph");
+  EXPECT_NE(read_file(last_dir_ / "run.json").find("\"cuda_graph_ms\": 12.5"), std::string::npos);
+
+  c.device = "cpu";
+  FakeProvider cpu_provider({{"# Stage: seed", code("score=1.5")}});
+  PipelineResult cpu = run(cpu_provider, c);
+  EXPECT_EQ(pool_.baseline_calls, 1);
+  EXPECT_FALSE(cpu.record.baselines);
+
+  // a baseline failure is logged and the run goes on
+  c.device = "cuda";
+  pool_.baseline_result = util::fail("failed to time the reference: CUDA out of memory");
+  FakeProvider failing({{"# Stage: seed", code("score=1.5")}});
+  PipelineResult failed = run(failing, c);
+  EXPECT_EQ(pool_.baseline_calls, 2);
+  EXPECT_EQ(failed.record.state, "finished");
+  EXPECT_FALSE(failed.record.baselines);
+  EXPECT_NE(std::find(failed.record.log.begin(), failed.record.log.end(),
+                      "baselines: failed to time the reference: CUDA out of memory; the run goes "
+                      "on without them"),
+            failed.record.log.end());
 }
 
 TEST_F(PipelineTest, RunsEveryStageInOrder) {

@@ -47,6 +47,49 @@ TEST(RenderSummaryMarkdown, HasTheSeedsTwoTables) {
   EXPECT_NE(md.find("| seed | 2 | 3,890 | 22,168 | 26,058 | 0.0000 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| total | 3 | 7,996 | 22,948 | 30,944 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- guard: #2 is a persistent kernel"), std::string::npos);
+  EXPECT_NE(md.find("- **best**: #2 optimise (candidates/2_optimise.py) — score 1.3696 (15.140 ms "
+                    "vs eager 20.700 ms); copied to best.py\n"),
+            std::string::npos)
+      << md;
+}
+
+TEST(RenderSummaryMarkdown, ComparesEveryCandidateWithTheBestBaseline) {
+  store::RunRecord run = gru_run();
+  run.baselines = store::RunBaselines{20.7, 18.0, 12.0, {}};
+  std::string md = render_summary_markdown(run);
+  EXPECT_NE(md.find("- **baselines**: eager 20.700 ms, compile 18.000 ms, cuda_graph 12.000 ms "
+                    "(best: cuda_graph)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| score | latency (ms) | vs best baseline | max_abs_err |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 2 | optimise | #1 | candidates/2_optimise.py | 1.3696 | 15.140 | 0.79x | "
+                    "1e-06 | ok | **best** |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 4 | tune_memory | #2 | candidates/4_tune_memory.py | — | — | — | 0.323 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("— score 1.3696 (15.140 ms vs eager 20.700 ms), 0.79x vs best baseline "
+                    "(cuda_graph 12.000 ms); copied to best.py"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(render_html_report(run).find("vs best baseline"), std::string::npos);
+
+  // a baseline that failed is said; with none timed there is no speed column
+  run.baselines = store::RunBaselines{
+      std::nullopt, std::nullopt, std::nullopt, {{"compile", "torch.compile failed\ntraceback"}}};
+  md = render_summary_markdown(run);
+  EXPECT_NE(md.find("- **baselines**: none timed; compile failed: torch.compile failed\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("vs best baseline"), std::string::npos);
+
+  // CPU mode: nothing about speed
+  run.baselines = store::RunBaselines{20.7, 18.0, 12.0, {}};
+  run.config.device = "cpu";
+  md = render_summary_markdown(run);
+  EXPECT_EQ(md.find("baseline"), std::string::npos) << md;
 }
 
 TEST(RenderHtmlReport, EmbedsChartsAndEscapes) {

@@ -36,21 +36,53 @@ std::string get(const std::map<std::string, std::string>& map, const std::string
   return it == map.end() ? "" : it->second;
 }
 
+/// "1.79x": how many times faster than `baseline_ms` a candidate running `latency_ms` is.
+std::string speedup_cell(const std::optional<double>& latency_ms, double baseline_ms) {
+  if (!latency_ms || *latency_ms <= 0) return "—";
+  return fmt::format("{:.2f}x", baseline_ms / *latency_ms);
+}
+
+/// "eager 20.700 ms, compile 18.000 ms, cuda_graph 12.000 ms (best: cuda_graph)".
+std::string baselines_fact(const store::RunBaselines& b) {
+  std::string text;
+  for (const auto& [name, ms] : {std::pair{"eager", b.eager_ms}, std::pair{"compile", b.compile_ms},
+                                 std::pair{"cuda_graph", b.cuda_graph_ms}})
+    if (ms) text += fmt::format("{}{} {} ms", text.empty() ? "" : ", ", name, cell(ms, 3));
+  if (auto best = b.best()) text += fmt::format(" (best: {})", best->first);
+  if (text.empty()) text = "none timed";
+  for (const auto& [name, error] : b.errors)
+    text += fmt::format("; {} failed: {}", name, error.substr(0, error.find('\n')));
+  return text;
+}
+
 }  // namespace
 
 RunTables make_tables(const store::RunRecord& run) {
   RunTables t;
   t.timeline_header = {"#",           "stage",  "from", "candidate", "score", "latency (ms)",
                        "max_abs_err", "status", "note"};
+  // Speed figures only on a GPU run whose baselines were timed (CPU mode has no timings).
+  std::optional<std::pair<std::string, double>> best_baseline;
+  if (run.config.device != "cpu" && run.baselines) best_baseline = run.baselines->best();
+  if (best_baseline) t.timeline_header.insert(t.timeline_header.begin() + 6, "vs best baseline");
   for (const store::CandidateRecord& c : run.candidates) {
     std::string status = c.status;
     if (c.status != "ok" && !c.error_head.empty()) status += ": " + c.error_head;
     std::string note = c.note;
     if (run.best_id && *run.best_id == c.id) note = "**best**" + (note.empty() ? "" : "; " + note);
     if (c.persistent) note += note.empty() ? "persistent" : "; persistent";
-    t.timeline.push_back({std::to_string(c.id), c.stage,
-                          c.parent ? fmt::format("#{}", *c.parent) : "", c.file, cell(c.score, 4),
-                          cell(c.latency_ms, 3), error_cell(c.max_abs_err), status, note});
+    std::vector<std::string> row = {std::to_string(c.id),
+                                    c.stage,
+                                    c.parent ? fmt::format("#{}", *c.parent) : "",
+                                    c.file,
+                                    cell(c.score, 4),
+                                    cell(c.latency_ms, 3),
+                                    error_cell(c.max_abs_err),
+                                    status,
+                                    note};
+    if (best_baseline)
+      row.insert(row.begin() + 6, speedup_cell(c.latency_ms, best_baseline->second));
+    t.timeline.push_back(std::move(row));
   }
   t.tokens_header = {"stage", "calls", "input tokens", "output tokens", "total", "cost (USD)"};
   for (const store::TokenRow& row : run.tokens)
@@ -75,16 +107,23 @@ RunTables make_tables(const store::RunRecord& run) {
                                              get(run.versions, "triton"))});
   std::string state = run.state;
   if (!run.stop_reason.empty()) state += ": " + run.stop_reason;
+  if (run.config.device != "cpu" && run.baselines)
+    t.facts.push_back({"baselines", baselines_fact(*run.baselines)});
   t.facts.push_back({"state", state});
   const store::CandidateRecord* best =
       run.best_id ? store::find_candidate(run, *run.best_id) : nullptr;
   if (best) {
     std::string text = fmt::format("#{} {} ({})", best->id, best->stage, best->file);
-    if (best->score)
+    if (best->score) {
       text += fmt::format(" — score {} ({} ms vs eager {} ms)", cell(best->score, 4),
                           cell(best->latency_ms, 3), cell(best->eager_ms, 3));
-    else
+      if (best_baseline && best->latency_ms)
+        text += fmt::format(", {} vs best baseline ({} {} ms)",
+                            speedup_cell(best->latency_ms, best_baseline->second),
+                            best_baseline->first, cell(best_baseline->second, 3));
+    } else {
       text += fmt::format(" — verified, max_abs_err {} (no timing)", error_cell(best->max_abs_err));
+    }
     t.facts.push_back({"best", text + "; copied to best.py"});
   } else {
     t.facts.push_back({"best", "no verified candidate"});

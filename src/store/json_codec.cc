@@ -395,6 +395,15 @@ json to_json(const RunRecord& run) {
                       {"reasoning_tokens", t.reasoning_tokens},
                       {"cached_tokens", t.cached_tokens},
                       {"cost_usd", number(t.cost_usd)}});
+  json baselines = nullptr;
+  if (run.baselines) {
+    auto fastest = run.baselines->best();
+    baselines = {{"eager_ms", optional_number(run.baselines->eager_ms)},
+                 {"compile_ms", optional_number(run.baselines->compile_ms)},
+                 {"cuda_graph_ms", optional_number(run.baselines->cuda_graph_ms)},
+                 {"best", fastest ? json(fastest->first) : json(nullptr)},
+                 {"errors", run.baselines->errors}};
+  }
   json best = nullptr;
   if (run.best_id)
     if (const CandidateRecord* c = find_candidate(run, *run.best_id)) best = candidate_json(*c);
@@ -414,7 +423,8 @@ json to_json(const RunRecord& run) {
           {"candidates", candidates},
           {"tokens", tokens},
           {"best_id", optional_value(run.best_id)},
-          {"best", best}};
+          {"best", best},
+          {"baselines", baselines}};
 }
 
 util::Result<RunRecord> run_from_json(const json& j) {
@@ -444,6 +454,14 @@ util::Result<RunRecord> run_from_json(const json& j) {
                             read_value<std::int64_t>(t, "cached_tokens", 0),
                             read_optional_number(t, "cost_usd").value_or(0)});
   run.best_id = read_optional_int(j, "best_id");
+  if (auto it = j.find("baselines"); it != j.end() && it->is_object()) {
+    RunBaselines baselines;
+    baselines.eager_ms = read_optional_number(*it, "eager_ms");
+    baselines.compile_ms = read_optional_number(*it, "compile_ms");
+    baselines.cuda_graph_ms = read_optional_number(*it, "cuda_graph_ms");
+    baselines.errors = string_map(*it, "errors");
+    run.baselines = std::move(baselines);
+  }
   return run;
 }
 

@@ -2,6 +2,14 @@
 
 namespace kforge::store {
 
+std::optional<std::pair<std::string, double>> RunBaselines::best() const {
+  std::optional<std::pair<std::string, double>> best;
+  for (const auto& [name, ms] : {std::pair{"eager", eager_ms}, std::pair{"compile", compile_ms},
+                                 std::pair{"cuda_graph", cuda_graph_ms}})
+    if (ms && *ms > 0 && (!best || *ms < best->second)) best = std::pair{std::string(name), *ms};
+  return best;
+}
+
 const CandidateRecord* find_candidate(const RunRecord& run, int id) {
   for (const CandidateRecord& candidate : run.candidates)
     if (candidate.id == id) return &candidate;

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kforge::store {
@@ -71,6 +72,20 @@ struct TokenRow {
   double cost_usd = 0;
 };
 
+/// The reference alone, timed once at the start of a GPU run (median ms of each way of running
+/// it), so that candidates are compared with the best PyTorch can do, not only with eager.
+struct RunBaselines {
+  std::optional<double> eager_ms;
+  std::optional<double> compile_ms;
+  std::optional<double> cuda_graph_ms;
+  /// Baselines that could not be timed, with the reason (e.g. torch.compile failed).
+  std::map<std::string, std::string> errors;
+
+  /// The fastest timed baseline: its name ("eager", "compile", "cuda_graph") and median ms;
+  /// nullopt when none was timed.
+  std::optional<std::pair<std::string, double>> best() const;
+};
+
 /// run.json: everything a report or a resume needs about one run.
 struct RunRecord {
   std::string id;  // the run directory's name
@@ -89,6 +104,8 @@ struct RunRecord {
   std::vector<CandidateRecord> candidates;
   std::vector<TokenRow> tokens;
   std::optional<int> best_id;
+  /// GPU runs only; nullopt in CPU mode or when the baseline request failed.
+  std::optional<RunBaselines> baselines;
 };
 
 /// The record of candidate `id`, or nullptr.
