@@ -332,7 +332,7 @@ def test_evaluation_child_dies_with_its_worker():
     while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in children):
         time.sleep(0.1)
     assert not any(os.path.exists(f"/proc/{pid}") for pid in children)
-    # The dead worker could not remove the child's scratch directory; the next worker does.
-    assert os.path.isdir(scratch)
+    # The dead worker could not remove the child's scratch directory; the next worker to start
+    # does (under `ctest -j` that may be another suite's worker, already).
     Worker().close()
     assert not os.path.exists(scratch)
