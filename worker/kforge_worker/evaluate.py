@@ -256,13 +256,17 @@ class Evaluation:
             setattr(self.module, name, value)
 
     def correctness(self):
-        from kforge_worker.correctness import Comparison, digest
+        from kforge_worker.correctness import Comparison, same_outputs
         from kforge_worker.launches import count_triton_launches
         self.reference, self.candidate = self.build(self.model_new, SEED_BASE)
         self.guard.check_model(self.candidate, self.reference)
         comparison = Comparison(self.precision)
         self.kept = []
-        candidate_digests, reference_digests = set(), set()
+        # Whether every set's output is bit-identical to the first set's (the constant-output
+        # check): compared against the first host copies, not hashed (hashing a 256 MB output
+        # cost ~0.4 s per set).
+        first_got = first_want = None
+        candidate_constant = reference_constant = True
         for index in range(int(self.request["input_sets"])):
             seed = SEED_BASE + 1 + index
             host_inputs = self.make_inputs(seed)
@@ -278,11 +282,13 @@ class Evaluation:
                     for name, calls in launches.by_kernel.most_common()]
             if index < 2:
                 self.kept.append((host_inputs, want32, want64))
-            candidate_digests.add(digest(got))
-            reference_digests.add(digest(want32))
+            if first_got is None:
+                first_got, first_want = got, want32
+            else:
+                candidate_constant &= same_outputs(got, first_got)
+                reference_constant &= same_outputs(want32, first_want)
         sets = int(self.request["input_sets"])
-        if comparison.passed and sets > 1 and len(reference_digests) > 1 and \
-                len(candidate_digests) == 1:
+        if comparison.passed and sets > 1 and not reference_constant and candidate_constant:
             comparison.fail(f"output does not depend on the input: bit-identical for all {sets} "
                             f"input sets while the reference's output varies")
         self.result["correctness"] = comparison.report()
