@@ -81,8 +81,10 @@ def child_setup(scratch_dir):
     # Host memory is watched by the parent (sandbox.py).
     trust_audit.install(scratch_dir)
     _record_stream_switches()
-    for name in _WATCHED_MODULES:
-        _watch_module(sys.modules.get(name))
+    # The standard modules (_WATCHED_MODULES) are guarded by the identity snapshot only: giving
+    # them a class of our own would break Triton, which accepts a module read by a kernel (math,
+    # torch) only when `type(value) is ModuleType` (code_generator.global_lookup), and so turn
+    # legitimate kernels and Inductor's own into compile errors (seen on the H200).
 
 
 class _WatchedModule(types.ModuleType):
