@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "analysis/diagnostic_format.h"
+
 namespace kforge::prompts {
 
 namespace {
@@ -22,18 +24,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     start = end + 1;
   }
   return lines;
-}
-
-std::string_view severity_name(analysis::Severity severity) {
-  switch (severity) {
-    case analysis::Severity::kError:
-      return "error";
-    case analysis::Severity::kWarning:
-      return "warning";
-    case analysis::Severity::kNote:
-      return "note";
-  }
-  return "note";
 }
 
 }  // namespace
@@ -134,7 +124,7 @@ Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
     for (const analysis::Diagnostic& d : report->diagnostics) {
       std::string where = d.location.line > 0 ? fmt::format("line {}: ", d.location.line) : "";
       findings +=
-          fmt::format("- {}{} [{}]: {}", where, severity_name(d.severity), d.rule, d.message);
+          fmt::format("- {}{} [{}]: {}", where, analysis::to_string(d.severity), d.rule, d.message);
       if (!d.fix_hint.empty()) findings += "\n  fix: " + d.fix_hint;
       findings += "\n";
     }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/diagnostic_format.h"
+
 namespace kforge::store {
 
 using nlohmann::json;
@@ -75,18 +77,6 @@ std::map<std::string, std::string> string_map(const json& object, const char* na
                    ? value.get<std::string>()
                    : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return out;
-}
-
-std::string_view severity_name(analysis::Severity severity) {
-  switch (severity) {
-    case analysis::Severity::kError:
-      return "error";
-    case analysis::Severity::kWarning:
-      return "warning";
-    case analysis::Severity::kNote:
-      return "note";
-  }
-  return "note";
 }
 
 }  // namespace
@@ -214,7 +204,7 @@ json to_json(const analysis::Report& report) {
   json diagnostics = json::array();
   for (const analysis::Diagnostic& d : report.diagnostics)
     diagnostics.push_back({{"rule", d.rule},
-                           {"severity", std::string(severity_name(d.severity))},
+                           {"severity", std::string(analysis::to_string(d.severity))},
                            {"file", d.location.file},
                            {"line", d.location.line},
                            {"column", d.location.column},
