@@ -12,8 +12,9 @@ import triton.language  # noqa: F401
 from kforge_worker.facts import extract
 from kforge_worker.facts_names import roles_of_name, words
 
-CORPUS = "tests/analysis/corpus"
-TASKS = "tests/analysis/tasks"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(REPO, "tests/analysis/corpus")
+TASKS = os.path.join(REPO, "tests/analysis/tasks")
 
 
 def facts_of(name, task=None):
@@ -147,7 +148,7 @@ def test_analyze_over_the_protocol_keeps_the_interpreter_usable(worker):
     assert reply["result"]["jit_functions"][1]["libdevice_calls"] == ["libdevice.tanh"]
     missing = worker.call("analyze", candidate_path=f"{CORPUS}/nope.py")
     assert not missing["ok"] and "no such file" in missing["error"]
-    result = worker.evaluate("tests/analysis/tasks/relu_tiny.py", f"{CORPUS}/relu_kernel.py",
+    result = worker.evaluate(f"{TASKS}/relu_tiny.py", f"{CORPUS}/relu_kernel.py",
                              input_sets=1, check_generalization=False)
     assert result["status"] == "ok", result["error"]
 
