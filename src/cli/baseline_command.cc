@@ -59,18 +59,12 @@ int run_baseline_command(const Options& options) {
 
   auto request = make_request(options);
   if (!request) return give_up(kExitUsage, request.error());
-  auto pool_options = make_pool_options(options, 1);
-  if (!pool_options) return give_up(kExitEnvironment, pool_options.error());
-  auto pool = eval::make_worker_pool(*pool_options);
-
-  auto info = pool->hello();
-  if (!info) return give_up(kExitEnvironment, info.error());
-  output.worker = *info;
-  if (request->device == eval::Device::kCuda && !info->cuda && !info->device_name)
-    return give_up(kExitEnvironment,
-                   util::Error{fmt::format("failed to use cuda: the worker's torch {} has no CUDA "
-                                           "device (use --device cpu)",
-                                           info->torch)});
+  auto started = start_worker_pool(options);
+  if (!started) return give_up(kExitEnvironment, started.error());
+  output.worker = started->info;
+  if (auto cuda = require_cuda_device(request->device, started->info, "use --device cpu"); !cuda)
+    return give_up(kExitEnvironment, cuda.error());
+  auto& pool = started->pool;
 
   auto baseline = pool->baseline(*request);
   if (!baseline) {
@@ -80,9 +74,9 @@ int run_baseline_command(const Options& options) {
   if (options.json)
     fmt::print("{}\n", eval::encode_baseline_output(*baseline, output));
   else
-    fmt::print("{}",
-               format_baseline(*baseline,
-                               {.task = options.task, .device = request->device, .worker = *info}));
+    fmt::print("{}", format_baseline(*baseline, {.task = options.task,
+                                                 .device = request->device,
+                                                 .worker = started->info}));
   return kExitOk;
 }
 

@@ -70,18 +70,14 @@ int run_eval_command(const Options& options) {
 
   auto request = make_request(options);
   if (!request) return give_up(kExitUsage, request.error());
-  auto pool_options = make_pool_options(options, 1);
-  if (!pool_options) return give_up(kExitEnvironment, pool_options.error());
-  auto pool = eval::make_worker_pool(*pool_options);
-
-  auto info = pool->hello();
-  if (!info) return give_up(kExitEnvironment, info.error());
-  output.worker = *info;
-  if (request->device == eval::Device::kCuda && !info->cuda && !info->device_name)
-    return give_up(kExitEnvironment,
-                   util::Error{fmt::format("failed to use cuda: the worker's torch {} has no CUDA "
-                                           "device (use --device cpu for a correctness check)",
-                                           info->torch)});
+  auto started = start_worker_pool(options);
+  if (!started) return give_up(kExitEnvironment, started.error());
+  output.worker = started->info;
+  if (auto cuda = require_cuda_device(request->device, started->info,
+                                      "use --device cpu for a correctness check");
+      !cuda)
+    return give_up(kExitEnvironment, cuda.error());
+  auto& pool = started->pool;
 
   auto evaluation = pool->evaluate(*request);
   if (!evaluation) {
@@ -95,7 +91,7 @@ int run_eval_command(const Options& options) {
     fmt::print("{}", format_evaluation(*evaluation, {.task = options.task,
                                                      .candidate = options.candidate,
                                                      .device = request->device,
-                                                     .worker = *info}));
+                                                     .worker = started->info}));
   }
   return output.exit_code;
 }

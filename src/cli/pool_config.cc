@@ -64,6 +64,24 @@ util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::s
   return pool;
 }
 
+util::Result<StartedPool> start_worker_pool(const Options& options) {
+  auto pool_options = make_pool_options(options, 1);
+  if (!pool_options) return std::unexpected(pool_options.error());
+  StartedPool started{eval::make_worker_pool(*pool_options), {}};
+  auto info = started.pool->hello();
+  if (!info) return std::unexpected(info.error());
+  started.info = *info;
+  return started;
+}
+
+util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerInfo& info,
+                                       std::string_view hint) {
+  if (device == eval::Device::kCuda && !info.cuda && !info.device_name)
+    return util::fail("failed to use cuda: the worker's torch {} has no CUDA device ({})",
+                      info.torch, hint);
+  return {};
+}
+
 util::Result<void> check_input_file(std::string_view what, const std::string& path) {
   if (path.empty()) return util::fail("failed to read {}: no --{} given", what, what);
   std::error_code error;

@@ -3,6 +3,7 @@
 // Turning command-line options into a worker pool configuration; shared by the subcommands that
 // start workers (eval, baseline, run, analyze, doctor).
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,21 @@ util::Result<eval::Device> parse_device(std::string_view text);
 /// (at most `max_workers` of them; 0 = all), launcher, and forwarding of worker stderr with -v.
 /// Errors are environment problems (exit code 3).
 util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers);
+
+/// A pool of one worker that has answered `hello`, for commands that evaluate one thing.
+struct StartedPool {
+  std::unique_ptr<eval::WorkerPool> pool;
+  eval::WorkerInfo info;
+};
+
+/// Starts the pool the flags describe (one worker) and asks it `hello`. Any error is an
+/// environment failure (exit 3).
+util::Result<StartedPool> start_worker_pool(const Options& options);
+
+/// Errors when `device` is cuda but the worker's torch sees no CUDA device; `hint` ends the
+/// message (e.g. "use --device cpu").
+util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerInfo& info,
+                                       std::string_view hint);
 
 /// Checks that `path` names a readable regular file: "failed to read task tasks/x.py: no such
 /// file". `what` is "task" or "candidate".
