@@ -15,7 +15,7 @@ INPUT_SETS = 3
 def _baseline_child(request, scratch):
     started = time.monotonic()
     from kforge_worker import timing
-    from kforge_worker.evaluate import SEED_BASE, clone_values, seed_all
+    from kforge_worker.evaluate import SEED_BASE, clone_values, draw_inputs, seed_all
     from kforge_worker.hello import device_info, versions
     from kforge_worker.task_loader import LoadError, load_task
     request = {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
@@ -26,9 +26,9 @@ def _baseline_child(request, scratch):
         device = request["device"]  # "cuda" (handle() refuses anything else; tests fake it)
         model = task.model_class(*task.init_inputs()).to(device).eval()
         sets = []
-        for index in range(INPUT_SETS):
-            seed_all(SEED_BASE + 200 + index)
-            sets.append(clone_values(task.inputs(), device))
+        for index in range(INPUT_SETS):  # the same sets as evaluate's timing sets
+            values, drawn_on = draw_inputs(task, device, SEED_BASE + 200 + index)
+            sets.append(clone_values(values, device))
     except LoadError as error:
         raise RequestFailure(str(error)) from None
     runners, errors = {}, {}
@@ -52,7 +52,8 @@ def _baseline_child(request, scratch):
             "cuda_graph": stats.get("cuda_graph"),
             "errors": {name: reason for name, reason in errors.items() if reason},
             "device": device_info(), "versions": versions(), "shapes": task.shapes,
-            "timed_s": timed_s, "child_s": time.monotonic() - started}
+            "inputs_drawn_on": drawn_on, "timed_s": timed_s,
+            "child_s": time.monotonic() - started}
 
 
 def handle(request):

@@ -39,7 +39,40 @@ def seed_all(seed):
     import torch
     random.seed(seed)
     numpy.random.seed(seed % 2 ** 32)
-    torch.manual_seed(seed)  # seeds every CUDA device too
+    # Seeds the CPU generator and every CUDA device's (torch.cuda.manual_seed_all, queued until
+    # CUDA initialises when it has not yet; the child never inherits an initialised CUDA, which
+    # is the one case, a "bad fork", where torch skips it). Inputs drawn on the device depend on
+    # this (draw_inputs); test_units checks that it reaches the CUDA generators.
+    torch.manual_seed(seed)
+
+
+def draw_inputs(task, device, seed):
+    """The task's get_inputs() from `seed`, drawn directly on `device`: it is called under
+    `with torch.device(device)`, so torch's factory functions (randn, rand, zeros, tensor, ...)
+    allocate there. That spares a large task the CPU draw and the host-to-device copy (softmax's
+    256 MB torch.randn took 0.45 s per input set on the CPU). Tensors it still returns on the CPU
+    (torch.from_numpy, an explicit device="cpu") are left for the caller to move. Device "cpu"
+    is the plain call, without the context (CPU mode as before).
+
+    A task whose get_inputs() fails under the context (numpy conversions, a CPU generator, a
+    CPU-only op) is drawn again on the CPU from the same seed, and its later draws go straight to
+    the CPU: `task.inputs_fallback` keeps the first error, so the device is tried once per task.
+    Values differ between the two paths (different generators), never between the runs of one
+    input set: every run clones the same drawn set.
+
+    Returns (values, where): where is `device`, or "cpu" for the plain draw. A task failing on
+    the CPU too raises LoadError as before."""
+    import torch
+    if device != "cpu" and task.inputs_fallback is None:
+        seed_all(seed)
+        try:
+            with torch.device(device):
+                return task.inputs(), device
+        except LoadError as error:
+            cause = error.__cause__ or error
+            task.inputs_fallback = f"{type(cause).__name__}: {str(cause)[:200]}"
+    seed_all(seed)
+    return task.inputs(), "cpu"
 
 
 def clone_values(values, device=None):
@@ -93,7 +126,8 @@ class Evaluation:
         self.result = {"status": "ok", "error": "", "error_location": None, "reasons": [],
                        "correctness": None, "generalizes": "unknown", "timing": None,
                        "score": None, "speedup_vs_best_baseline": None,
-                       "launches_per_forward": None, "kernels": [], "timed_s": 0.0}
+                       "launches_per_forward": None, "kernels": [], "timed_s": 0.0,
+                       "inputs_drawn_on": None}
         self.files = {}
         self.settings = numerics.capture()  # the reference's numerics (before the candidate)
         self.model64 = None
@@ -153,9 +187,13 @@ class Evaluation:
         return reference, candidate
 
     def make_inputs(self, seed):
-        seed_all(seed)
+        """One input set: the copy that every run of it clones from, so the candidate and the
+        references see the same values. On the device when drawn there (draw_inputs; anything
+        get_inputs() left on the CPU is moved), else on the CPU as in CPU mode."""
         with self.reference_code("call get_inputs()"), numerics.under(self.settings):
-            return clone_values(self.task.inputs(), "cpu")
+            values, where = draw_inputs(self.task, self.device, seed)
+            self.result["inputs_drawn_on"] = where
+            return clone_values(values, where)
 
     def run_candidate(self, model, inputs, what):
         from kforge_worker.correctness import output_list, to_host
@@ -170,15 +208,15 @@ class Evaluation:
         with self.candidate_code(what):
             return to_host(outputs)
 
-    def run_reference(self, model, host_inputs):
+    def run_reference(self, model, input_set):
         from kforge_worker.correctness import output_list, to_host
         seed_all(FORWARD_SEED)
         with self.reference_code("run the reference"), self.torch.no_grad(), \
                 numerics.under(self.settings):
-            return to_host(output_list(model(*clone_values(host_inputs, self.device)),
+            return to_host(output_list(model(*clone_values(input_set, self.device)),
                                        "the reference's"))
 
-    def run_reference64(self, model, host_inputs):
+    def run_reference64(self, model, input_set):
         """fp64 reference on the device if it runs there (cuDNN RNNs do), else on the CPU; None
         when it runs nowhere (an op without a float64 kernel, a task forcing float32): the fp32
         reference then stands in and the calibrated verdict equals the kernelbench one."""
@@ -202,19 +240,19 @@ class Evaluation:
                 seed_all(FORWARD_SEED)
                 with self.torch.no_grad(), numerics.under(self.settings):
                     return to_host(output_list(state[1](*upcast(clone_values(
-                        host_inputs, state[2]))), "the reference's"))
+                        input_set, state[2]))), "the reference's"))
             except Exception as error:
                 self.fp64_error = f"{type(error).__name__}: {str(error)[:200]}"
                 state[1] = None
                 if state[2] != "cpu":
                     self.torch.cuda.empty_cache()
 
-    def compare_one(self, reference, candidate, host_inputs, where, comparison, inputs=None):
+    def compare_one(self, reference, candidate, input_set, where, comparison, inputs=None):
         """Candidate first (on `inputs`, or fresh device copies), then the references."""
         got = self.run_candidate(candidate, inputs if inputs is not None else
-                                 clone_values(host_inputs, self.device), "run ModelNew.forward")
-        want32 = self.run_reference(reference, host_inputs)
-        want64 = self.run_reference64(reference, host_inputs)
+                                 clone_values(input_set, self.device), "run ModelNew.forward")
+        want32 = self.run_reference(reference, input_set)
+        want64 = self.run_reference64(reference, input_set)
         if want64 is None:
             comparison.fp64_reliable = False
             self.fp64_missing = True
@@ -269,10 +307,10 @@ class Evaluation:
         candidate_constant = reference_constant = True
         for index in range(int(self.request["input_sets"])):
             seed = SEED_BASE + 1 + index
-            host_inputs = self.make_inputs(seed)
+            input_set = self.make_inputs(seed)
             with count_triton_launches() as launches:
                 got, want32, want64 = self.compare_one(
-                    self.reference, self.candidate, host_inputs,
+                    self.reference, self.candidate, input_set,
                     f"input set {index} (seed {seed})", comparison)
             # CPU: launches counted on the last set (the first may include autotuning runs).
             if index == int(self.request["input_sets"]) - 1 and self.device == "cpu":
@@ -281,7 +319,7 @@ class Evaluation:
                     {"name": name, "calls_per_forward": calls, "time_share": None, "own": True}
                     for name, calls in launches.by_kernel.most_common()]
             if index < 2:
-                self.kept.append((host_inputs, want32, want64))
+                self.kept.append((input_set, want32, want64))
             if first_got is None:
                 first_got, first_want = got, want32
             else:
@@ -333,16 +371,16 @@ class Evaluation:
                 with numerics.under(self.settings):
                     reference = self.task.model_class(*self.task.init_inputs())
                 reference = reference.to(self.device).eval()
-                host_inputs = self.make_inputs(SEED_BASE + 100)
-                want32 = self.run_reference(reference, host_inputs)
-                want64 = self.run_reference64(reference, host_inputs) or want32
+                input_set = self.make_inputs(SEED_BASE + 100)
+                want32 = self.run_reference(reference, input_set)
+                want64 = self.run_reference64(reference, input_set) or want32
             except Exception:  # RequestFailure included: the reference fails at these shapes
                 self.result["generalizes"] = "unknown"
                 return
             comparison = Comparison(self.precision)
             try:
                 _, candidate = self.build(self.model_new, SEED_BASE)
-                got = self.run_candidate(candidate, clone_values(host_inputs, self.device),
+                got = self.run_candidate(candidate, clone_values(input_set, self.device),
                                          "run ModelNew.forward")
                 comparison.add(got, want32, want64, f"shapes {shown}")
                 problem = comparison.first_failure
@@ -366,9 +404,9 @@ class Evaluation:
 
     def timing(self):
         from kforge_worker import timing
-        host_sets = [self.make_inputs(SEED_BASE + 200 + i) for i in range(TIMING_INPUT_SETS)]
-        candidate_sets = [clone_values(s, self.device) for s in host_sets]
-        reference_sets = [clone_values(s, self.device) for s in host_sets]
+        drawn_sets = [self.make_inputs(SEED_BASE + 200 + i) for i in range(TIMING_INPUT_SETS)]
+        candidate_sets = [clone_values(s, self.device) for s in drawn_sets]
+        reference_sets = [clone_values(s, self.device) for s in drawn_sets]
         candidate, reference = self.candidate, self.reference
         runners = {"candidate": lambda i: (lambda: candidate(*candidate_sets[i])),
                    "eager": lambda i: (lambda: reference(*reference_sets[i]))}
@@ -401,9 +439,9 @@ class Evaluation:
         self.result["score"] = stats["eager"]["median_ms"] / candidate_ms
         best = min(stats[name]["median_ms"] for name in stats if name != "candidate")
         self.result["speedup_vs_best_baseline"] = best / candidate_ms
-        self.timed_output_check(host_sets, timed_outputs)
+        self.timed_output_check(drawn_sets, timed_outputs)
 
-    def timed_output_check(self, host_sets, timed_outputs):
+    def timed_output_check(self, drawn_sets, timed_outputs):
         """The candidate's outputs kept from timed trials (timing.time_interleaved's `keep`)
         against the reference on fresh clones of the same inputs: a candidate honest in every
         check but cheating once the same tensors keep coming back (attack 13) is wrong here."""
@@ -411,8 +449,8 @@ class Evaluation:
         comparison = Comparison(self.precision)
         for index, (trial, outputs) in sorted(timed_outputs.items()):
             got = output_list(outputs, "the candidate's")
-            want32 = self.run_reference(self.reference, host_sets[index])
-            want64 = self.run_reference64(self.reference, host_sets[index]) or want32
+            want32 = self.run_reference(self.reference, drawn_sets[index])
+            want64 = self.run_reference64(self.reference, drawn_sets[index]) or want32
             comparison.add(got, want32, want64, f"timing input set {index}")
             if not comparison.passed:
                 raise Failure("wrong_output", f"wrong output during timing (trial {trial}):\n"
@@ -472,6 +510,11 @@ class Evaluation:
                 if self.result["status"] not in ("rejected", "timeout", "crashed"):
                     self.result["status"] = "rejected"
                     self.result["error"] = "\n".join(violations)
+        fallback = getattr(getattr(self, "task", None), "inputs_fallback", None)
+        if fallback:
+            self.result.setdefault("notes", []).append(
+                f"task inputs drawn on the CPU: get_inputs() failed under "
+                f"torch.device({self.device!r}): {fallback}")
         if self.fp64_missing:
             self.result.setdefault("notes", []).append(
                 f"no float64 reference (the calibrated verdict is the kernelbench one): "
@@ -546,7 +589,7 @@ def handle(request):
                   "generalizes": "unknown", "timing": None, "score": None,
                   "speedup_vs_best_baseline": None, "launches_per_forward": None,
                   "kernels": [], "device": None, "versions": None, "shapes": None,
-                  "timed_s": 0.0}
+                  "timed_s": 0.0, "inputs_drawn_on": None}
         if outcome.status == "rejected":
             result["reasons"] = [outcome.message.split(": ", 1)[-1]]
     result["wall_s"] = outcome.wall_s

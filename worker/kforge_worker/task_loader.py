@@ -113,6 +113,9 @@ class Task:
     module: object
     constants: dict           # the file's own values
     applied: dict = field(default_factory=dict)  # overrides in force
+    # Why get_inputs() is drawn on the CPU although the evaluation device is not: the error it
+    # raised under `with torch.device(...)` (evaluate.draw_inputs). None: not tried or it worked.
+    inputs_fallback: str = None
 
     @property
     def model_class(self):

@@ -29,6 +29,7 @@ def test_correct_softmax_is_ok(worker):
     assert result["launches_per_forward"] == 1
     assert result["kernels"][0]["name"] == "softmax_row_kernel"
     assert result["shapes"] == {"batch_size": 2, "dim": 16}
+    assert result["inputs_drawn_on"] == "cpu"  # CPU mode: the plain draw, as ever
 
 
 def test_correct_gelu_is_ok(worker):

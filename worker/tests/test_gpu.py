@@ -63,6 +63,8 @@ def test_library_kernel_is_timed_and_profiled(gpu_worker, name):
     assert result["launches_per_forward"] == 1
     assert [k["own"] for k in result["kernels"]] == [True]
     assert 0 < result["timed_s"] < result["wall_s"]
+    assert result["inputs_drawn_on"] == "cuda"
+    assert not [note for note in result.get("notes", []) if "inputs drawn on the CPU" in note]
 
 
 def test_broken_kernel_compile_error_on_gpu(gpu_worker):
@@ -76,4 +78,5 @@ def test_baseline_of_39_gru(gpu_worker):
     assert reply["ok"], reply
     result = reply["result"]
     assert result["eager"]["median_ms"] > 0
+    assert result["inputs_drawn_on"] == "cuda"
     assert result["cuda_graph"] is not None or "cuda_graph" in result["errors"]

@@ -451,6 +451,7 @@ def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
     assert result["cuda_graph"] is None and result["compile"] is None
     assert result["errors"]["cuda_graph"].startswith("CUDA graph capture failed: ")
     assert result["shapes"] == {"batch_size": 2, "dim": 24}
+    assert result["inputs_drawn_on"] == "cpu"
 
 
 def _leave_a_grandchild(request, scratch):
@@ -530,3 +531,97 @@ def test_own_kernel_classification():
                     "void cudnn::rnn::RNN_blockPersist_fp_GRU<float>(int)",
                     "triton_poi_fused_add_mul_0", "triton_red_fused__softmax_1"):
         assert not is_own_kernel(library, own), library
+
+
+# ---- drawing the task's inputs ------------------------------------------------------------------
+
+def _task(path, **kwargs):
+    from conftest import REPO
+    from kforge_worker.task_loader import load_task
+    return load_task(path, file=os.path.join(REPO, path), **kwargs)
+
+
+def test_seed_all_seeds_the_cuda_generators(monkeypatch):
+    # Inputs drawn on the GPU come from the CUDA generators: seed_all must reach them (through
+    # torch.manual_seed) or every evaluation would draw different inputs.
+    from kforge_worker.evaluate import seed_all
+    seeded = []
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", seeded.append)
+    seed_all(1234)
+    assert seeded == [1234]
+
+
+def test_draw_inputs_applies_the_device_context():
+    # "meta" stands in for "cuda": factory functions in get_inputs() allocate on the device given
+    # (softmax's full 4096 x 16384 costs nothing on meta).
+    from kforge_worker.evaluate import draw_inputs
+    task = _task("tasks/softmax.py")
+    values, where = draw_inputs(task, "meta", 1001)
+    assert where == "meta" and task.inputs_fallback is None
+    assert len(values) == 1 and values[0].device.type == "meta"
+    assert list(values[0].shape) == [4096, 16384]
+
+
+def test_draw_inputs_on_cpu_is_the_plain_seeded_call():
+    from kforge_worker.evaluate import draw_inputs
+    task = _task("tasks/gelu.py", shrink=True)
+    values, where = draw_inputs(task, "cpu", 1001)
+    again, _ = draw_inputs(task, "cpu", 1001)
+    other, _ = draw_inputs(task, "cpu", 1002)
+    torch.manual_seed(1001)
+    plain = task.module.get_inputs()
+    assert where == "cpu" and values[0].device.type == "cpu"
+    assert torch.equal(values[0], plain[0]) and torch.equal(values[0], again[0])
+    assert not torch.equal(values[0], other[0])
+
+
+def test_make_inputs_moves_what_get_inputs_left_on_the_cpu(tmp_path):
+    from conftest import task_file
+    from kforge_worker import evaluate
+    evaluation = evaluate.Evaluation({"task_path": task_file("mixed_inputs"),
+                                      "candidate_path": "unused.py", "device": "meta"},
+                                     str(tmp_path))
+    evaluation.task = _task(task_file("mixed_inputs"))
+    x, offsets, scale = evaluation.make_inputs(1001)
+    assert x.device.type == "meta" and offsets.device.type == "meta" and scale == 3
+    assert evaluation.result["inputs_drawn_on"] == "meta"
+
+
+def test_draw_inputs_falls_back_to_the_cpu_once_per_task(tmp_path):
+    # get_inputs() goes through .numpy(), which fails on meta (as on cuda): drawn again on the
+    # CPU from the same seed, and the device is not tried again for this task.
+    from conftest import task_file
+    from kforge_worker import evaluate
+    task = _task(task_file("numpy_inputs"))
+    values, where = evaluate.draw_inputs(task, "meta", 1001)
+    assert where == "cpu" and values[0].device.type == "cpu"
+    assert task.module.calls == 2  # the failed try on meta, then the CPU draw
+    assert "numpy" in task.inputs_fallback.lower()
+    evaluate.seed_all(1001)  # reseeded before the CPU draw: the failed try drew from NumPy
+    assert torch.equal(values[0], task.module.get_inputs()[0])
+    task.module.calls = 0
+    _, where = evaluate.draw_inputs(task, "meta", 1002)
+    assert where == "cpu" and task.module.calls == 1
+    # Through the evaluation: the result says where, and notes say why.
+    evaluation = evaluate.Evaluation({"task_path": task_file("numpy_inputs"),
+                                      "candidate_path": "unused.py", "device": "meta"},
+                                     str(tmp_path))
+    evaluation.task = _task(task_file("numpy_inputs"))
+    evaluation.load = lambda: None  # the task above, no candidate: only the drawing step runs
+    evaluation.correctness = lambda: evaluation.make_inputs(1001)
+    evaluation.kept = []  # so the reuse check has nothing to do
+    evaluation.request["check_generalization"] = False
+    result = evaluation.run()
+    assert result["status"] == "ok" and result["inputs_drawn_on"] == "cpu"
+    assert [note for note in result["notes"] if note.startswith(
+        "task inputs drawn on the CPU: get_inputs() failed under torch.device('meta'): ")]
+
+
+def test_draw_inputs_failing_on_the_cpu_too_is_the_tasks_error():
+    from conftest import task_file
+    from kforge_worker.evaluate import draw_inputs
+    task = _task(task_file("bad_inputs"))
+    with pytest.raises(LoadError) as caught:
+        draw_inputs(task, "meta", 1001)
+    assert str(caught.value).startswith("failed to call get_inputs() of worker/tests/tasks/")
+    assert "undefined_size" in str(caught.value) and "NameError" in task.inputs_fallback
