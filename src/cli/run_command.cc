@@ -15,7 +15,6 @@
 #include "llm/provider_factory.h"
 #include "pipeline/console_view.h"
 #include "pipeline/pipeline.h"
-#include "prompts/library_example.h"
 #include "prompts/prompt_set.h"
 #include "report/report_writer.h"
 #include "store/run_index.h"
@@ -170,11 +169,7 @@ int run_run_command(const Options& options) {
   pipeline::PipelineInputs inputs;
   inputs.record = record;
   inputs.task_source = *task_source;
-  if (auto example = prompts::find_library_example({repo / "library"}, task_path, *task_source)) {
-    inputs.library_example = example->source;
-    inputs.library_example_name = example->name + ": " + example->why;
-    view.log(fmt::format("library example for the prompts: {} ({})", example->name, example->why));
-  }
+  inputs.library_dirs = {repo / "library"};
 
   eval::WorkerPool& pool_ref = *pool;
   analysis::AnalyzeOptions analyze_options;

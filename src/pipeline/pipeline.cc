@@ -18,6 +18,7 @@
 #include "pipeline/budget.h"
 #include "pipeline/candidate.h"
 #include "pipeline/tuning_guard.h"
+#include "prompts/library_example.h"
 #include "prompts/prompt_vars.h"
 #include "task/task_info.h"
 
@@ -188,6 +189,9 @@ class Run {
   eval::WorkerInfo worker_;
   /// From the worker's inspect_task; false when the inspection failed.
   bool recurrent_ = false;
+  /// The library kernel the prompts show, picked by the worker's TaskInfo; nullopt when none is
+  /// related or the inspection failed.
+  std::optional<prompts::LibraryExample> library_example_;
 
   mutable std::mutex mutex_;
   store::RunRecord record_;
@@ -251,8 +255,10 @@ prompts::Vars Run::base_vars() const {
   prompts::Vars vars = prompts::task_vars(
       {record_.task_name, inputs_.task_source, recurrent_, config_.device == "cpu"});
   prompts::merge(vars, prompts::gpu_vars(worker_));
-  vars["library_example"] = inputs_.library_example;
-  vars["library_example_name"] = inputs_.library_example_name;
+  // not "library_example": that name is the shared part (library_example.txt) showing these two
+  vars["library_example_source"] = library_example_ ? library_example_->source : "";
+  vars["library_example_name"] =
+      library_example_ ? library_example_->name + ": " + library_example_->why : "";
   vars["seeds_total"] = std::to_string(config_.seeds);
   vars["max_attempts"] = std::to_string(config_.repairs);
   // Stage-specific variables default to empty so every template renders in every stage.
@@ -701,6 +707,10 @@ util::Result<PipelineResult> Run::execute() {
   // The structure, not the sizes, matters here: inspect at the shrunk shapes (a CPU forward).
   if (auto info = task::inspect_task(s_.pool, config_.task, true)) {
     recurrent_ = info->recurrent;
+    library_example_ = prompts::find_library_example(inputs_.library_dirs, *info);
+    if (library_example_)
+      s_.view.log(fmt::format("library example for the prompts: {} ({})", library_example_->name,
+                              library_example_->why));
   } else {
     s_.view.log(fmt::format("warning: {}; the prompts will not say whether the task is recurrent",
                             info.error().message));

@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/analysis.h"
 #include "eval/worker_pool.h"
@@ -35,10 +36,9 @@ struct PipelineInputs {
   /// Configuration, id and start time; on resume, the record read from run.json.
   store::RunRecord record;
   std::string task_source;
-  /// A verified library kernel for a related pattern, shown to the model as an example
-  /// (empty = none).
-  std::string library_example;
-  std::string library_example_name;
+  /// Library folders to pick a verified kernel for a related pattern from, shown to the model as
+  /// an example: prompts::find_library_example on the worker's TaskInfo (empty = no example).
+  std::vector<std::filesystem::path> library_dirs;
 };
 
 /// How a run ended.

@@ -184,6 +184,7 @@ class PipelineTest : public ::testing::Test {
     inputs.record.config = c;
     inputs.record.task_name = "task";
     inputs.task_source = "class Model:\n    pass\n";
+    inputs.library_dirs = library_dirs_;
     auto result = run_pipeline(inputs, services);
     EXPECT_TRUE(result.has_value()) << result.error().message;
     return result.value_or(PipelineResult{});
@@ -203,6 +204,7 @@ class PipelineTest : public ::testing::Test {
   FakePool pool_;
   std::function<util::Result<analysis::Report>(const std::filesystem::path&)> analyze_;
   std::string log_;
+  std::vector<std::filesystem::path> library_dirs_;
 };
 
 TEST_F(PipelineTest, TheWorkersTaskInfoDecidesWhetherThePromptsAreRecurrent) {
@@ -232,6 +234,41 @@ TEST_F(PipelineTest, TheWorkersTaskInfoDecidesWhetherThePromptsAreRecurrent) {
   EXPECT_EQ(result.record.state, "finished");
   EXPECT_NE(log_.find("warning: failed to load task task.py: no get_inputs() defined"),
             std::string::npos);
+}
+
+TEST_F(PipelineTest, TheWorkersTaskInfoPicksTheLibraryExample) {
+  std::filesystem::create_directories(root_ / "library" / "gru_hn");
+  std::ofstream(root_ / "library" / "gru_hn" / "meta.json")
+      << R"({"source": "candidate.py", "signature": {"type": "gru", "returns": "h_n"}})";
+  std::ofstream(root_ / "library" / "gru_hn" / "candidate.py") << "# the gru_hn kernel";
+  library_dirs_ = {root_ / "library"};
+  store::RunConfig c = config();
+  c.seeds = 1;
+  c.analysis = "never";
+  c.tuning = false;
+
+  // the task source says nothing; the worker's inspection names a GRU whose output is h_n
+  pool_.task_info = std::string(
+      R"({"task_path": "/tasks/task.py", "modules": [{"path": "gru", "type": "GRU"}],
+          "outputs": [{"shape": [2, 4, 8]}], "output_sources": [{"module": "gru", "value": "h_n"}],
+          "recurrent": true})");
+  FakeProvider gru({{"# Stage: seed", code("score=1.5")}});
+  run(gru, c);
+  ASSERT_FALSE(gru.requests.empty());
+  EXPECT_NE(gru.requests[0].find("(gru_hn: same signature: type=gru returns=h_n)"),
+            std::string::npos);
+  EXPECT_NE(gru.requests[0].find("# the gru_hn kernel"), std::string::npos);
+  EXPECT_NE(log_.find("library example for the prompts: gru_hn (same signature: type=gru "
+                      "returns=h_n)"),
+            std::string::npos);
+
+  // an LSTM task: nothing related, no example
+  pool_.task_info = std::string(R"({"modules": [{"path": "lstm", "type": "LSTM"}]})");
+  FakeProvider lstm({{"# Stage: seed", code("score=1.5")}});
+  run(lstm, c);
+  ASSERT_FALSE(lstm.requests.empty());
+  EXPECT_EQ(lstm.requests[0].find("# the gru_hn kernel"), std::string::npos);
+  EXPECT_EQ(lstm.requests[0].find("A verified kernel"), std::string::npos);
 }
 
 TEST_F(PipelineTest, GpuRunsTimeTheBaselinesOnceCpuRunsNever) {

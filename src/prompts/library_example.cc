@@ -1,15 +1,15 @@
 #include "prompts/library_example.h"
 
-#include <algorithm>
+#include <fmt/format.h>
+
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "llm/library_catalog.h"
 
 namespace kforge::prompts {
 
 namespace {
-
-using nlohmann::json;
 
 std::optional<std::string> read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -19,76 +19,74 @@ std::optional<std::string> read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-/// What the task returns, as the library's signatures name it: the last statement of forward.
-std::string task_returns(std::string_view source) {
-  if (source.find("return h_n") != std::string_view::npos ||
-      source.find("return self.h0") != std::string_view::npos)
-    return "h_n";
-  if (source.find("return c_n") != std::string_view::npos ||
-      source.find("state[1]") != std::string_view::npos)
-    return "c_n";
-  if (source.find("self.fc(") != std::string_view::npos) return "fc_last";
-  return "output";
+/// The fields of `entry`'s signature whose value the task does not share.
+std::vector<std::string> differing_fields(const llm::LibraryEntry& entry,
+                                          const llm::TaskSignature& task) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : entry.signature) {
+    auto it = task.fields.find(key);
+    if (it == task.fields.end() || it->second != value) keys.push_back(key);
+  }
+  return keys;
+}
+
+/// "same gru cell; it has returns=h_n, the task returns=output".
+std::string related_why(const llm::LibraryEntry& entry, const llm::TaskSignature& task) {
+  std::string entry_side, task_side;
+  for (const std::string& key : differing_fields(entry, task)) {
+    auto it = task.fields.find(key);
+    std::string_view separator = entry_side.empty() ? "" : " ";
+    entry_side += fmt::format("{}{}={}", separator, key, entry.signature.at(key));
+    task_side +=
+        fmt::format("{}{}={}", separator, key, it == task.fields.end() ? "none" : it->second);
+  }
+  return fmt::format("same {} cell; it has {}, the task {}", entry.signature.at("type"), entry_side,
+                     task_side);
 }
 
 }  // namespace
 
-std::string recurrent_cell(std::string_view source) {
-  if (source.find("nn.GRU") != std::string_view::npos) return "gru";
-  if (source.find("nn.LSTM") != std::string_view::npos) return "lstm";
-  if (source.find("nn.RNN") != std::string_view::npos) return "rnn";
-  return "";
-}
-
 std::optional<LibraryExample> find_library_example(
-    const std::vector<std::filesystem::path>& library_dirs, const std::filesystem::path& task,
-    std::string_view task_source, std::size_t max_chars) {
-  std::string task_file = task.filename().string();
-  std::string task_name = task.stem().string();
-  std::string cell = recurrent_cell(task_source);
-  std::string returns = task_returns(task_source);
-  std::optional<LibraryExample> exact, same_pattern, same_cell;
-  for (const auto& dir : library_dirs) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) continue;
-    std::vector<std::filesystem::path> entries;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-      if (entry.is_directory()) entries.push_back(entry.path());
-    std::sort(entries.begin(), entries.end());
-    for (const auto& folder : entries) {
-      auto meta_text = read_text(folder / "meta.json");
-      if (!meta_text) continue;
-      json meta = json::parse(*meta_text, nullptr, false);
-      if (!meta.is_object()) continue;
-      std::string candidate = meta.value("candidate", meta.value("source", "candidate.py"));
-      auto source = read_text(folder / candidate);
-      if (!source || source->size() > max_chars) continue;
-      LibraryExample example{folder.filename().string(), *source, ""};
-      bool for_task = std::filesystem::path(meta.value("task", "")).filename() == task_file;
-      if (auto tasks = meta.find("tasks"); tasks != meta.end() && tasks->is_array())
-        for (const json& t : *tasks)
-          if (t.is_string() && t.get<std::string>() == task_name) for_task = true;
-      if (for_task && !exact) {
-        example.why = "verified for this task";
-        exact = example;
-        continue;
-      }
-      if (cell.empty()) continue;
-      auto signature = meta.find("signature");
-      if (signature == meta.end() || !signature->is_object()) continue;
-      if (signature->value("type", "") != cell) continue;
-      if (signature->value("returns", "") == returns && !same_pattern) {
-        example.why = "same " + cell + " pattern, returning " + returns;
-        same_pattern = example;
-      } else if (!same_cell) {
-        example.why = "same " + cell + " cell";
-        same_cell = example;
-      }
+    const std::vector<std::filesystem::path>& library_dirs, const task::TaskInfo& task,
+    std::size_t max_chars) {
+  auto library = llm::load_library(library_dirs);
+  if (!library) return std::nullopt;
+  // Only the entries whose source can be shown; `sources[i]` belongs to `entries[i]`.
+  std::vector<llm::LibraryEntry> entries;
+  std::vector<std::string> sources;
+  for (llm::LibraryEntry& entry : *library) {
+    auto source = read_text(entry.source);
+    if (!source || source->size() > max_chars) continue;
+    entries.push_back(std::move(entry));
+    sources.push_back(std::move(*source));
+  }
+  auto example = [&](const llm::LibraryEntry& entry, std::string why) {
+    std::size_t index = static_cast<std::size_t>(&entry - entries.data());
+    return LibraryExample{entry.name, sources[index], std::move(why)};
+  };
+
+  llm::TaskSignature signature = llm::derive_signature(task, task.task_path);
+  if (const llm::LibraryEntry* same = llm::find_entry(entries, signature))
+    return example(*same, same->signature.empty()
+                              ? "verified for this task"
+                              : fmt::format("same signature: {}",
+                                            llm::TaskSignature{"", same->signature}.describe()));
+
+  auto type = signature.fields.find("type");
+  if (type == signature.fields.end()) return std::nullopt;
+  const llm::LibraryEntry* related = nullptr;
+  std::size_t fewest = 0;
+  for (const llm::LibraryEntry& entry : entries) {
+    auto entry_type = entry.signature.find("type");
+    if (entry_type == entry.signature.end() || entry_type->second != type->second) continue;
+    std::size_t count = differing_fields(entry, signature).size();
+    if (!related || count < fewest) {
+      related = &entry;
+      fewest = count;
     }
   }
-  if (exact) return exact;
-  if (same_pattern) return same_pattern;
-  return same_cell;
+  if (!related) return std::nullopt;
+  return example(*related, related_why(*related, signature));
 }
 
 }  // namespace kforge::prompts
