@@ -49,10 +49,10 @@ int run_analyze_command(const Options& options) {
   analyze.shrink = options.shrink;
   analyze.timeout_s = options.timeout_s;
 
-  auto pool_options = make_pool_options(options, 1);
-  if (!pool_options) return give_up(kExitEnvironment, pool_options.error());
-  auto pool = eval::make_worker_pool(*pool_options);
-  auto report = analysis::analyze_candidate(*pool, options.path, analyze);
+  // The worker starts on first use, so that a failed start reads "failed to analyze C.py: ...".
+  auto started = start_worker_pool(options, {.hello = false});
+  if (!started) return give_up(kExitEnvironment, started.error());
+  auto report = analysis::analyze_candidate(*started->pool, options.path, analyze);
   if (!report) {
     bool environment = report.error().message.find("failed to start worker") != std::string::npos;
     return give_up(environment ? kExitEnvironment : kExitUsage, report.error());

@@ -78,19 +78,13 @@ EndpointCheck check_endpoint(llm::ProviderConfig config) {
 
 WorkerCheck check_worker(const Options& options) {
   WorkerCheck check;
-  auto pool_options = make_pool_options(options, 1);
-  if (!pool_options) {
-    check.error = pool_options.error().message;
-    return check;
-  }
-  auto pool = eval::make_worker_pool(*pool_options);
-  auto info = pool->hello();
-  if (!info) {
-    check.error = info.error().message;
+  auto started = start_worker_pool(options);
+  if (!started) {
+    check.error = started.error().message;
     return check;
   }
   check.ok = true;
-  check.info = *info;
+  check.info = started->info;
   return check;
 }
 

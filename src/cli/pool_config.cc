@@ -64,10 +64,11 @@ util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::s
   return pool;
 }
 
-util::Result<StartedPool> start_worker_pool(const Options& options) {
-  auto pool_options = make_pool_options(options, 1);
+util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start) {
+  auto pool_options = make_pool_options(options, start.max_workers);
   if (!pool_options) return std::unexpected(pool_options.error());
   StartedPool started{eval::make_worker_pool(*pool_options), {}};
+  if (!start.hello) return started;
   auto info = started.pool->hello();
   if (!info) return std::unexpected(info.error());
   started.info = *info;

@@ -3,6 +3,7 @@
 // Turning command-line options into a worker pool configuration; shared by the subcommands that
 // start workers (eval, baseline, run, analyze, doctor).
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,15 +29,26 @@ util::Result<eval::Device> parse_device(std::string_view text);
 /// Errors are environment problems (exit code 3).
 util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers);
 
-/// A pool of one worker that has answered `hello`, for commands that evaluate one thing.
+/// How start_worker_pool starts a pool.
+struct PoolStart {
+  /// At most this many workers, one per GPU of --gpus; 0 = one per GPU given.
+  std::size_t max_workers = 1;
+  /// Ask a worker `hello` before returning: StartedPool::info is filled, and a worker that cannot
+  /// start is an error here. False leaves the workers to start on first use (`info` empty), for
+  /// commands that put their own context on that error (analyze, run).
+  bool hello = true;
+};
+
+/// A pool the flags describe and, unless PoolStart::hello was false, the worker's `hello` answer.
 struct StartedPool {
   std::unique_ptr<eval::WorkerPool> pool;
   eval::WorkerInfo info;
 };
 
-/// Starts the pool the flags describe (one worker) and asks it `hello`. Any error is an
-/// environment failure (exit 3).
-util::Result<StartedPool> start_worker_pool(const Options& options);
+/// Makes the pool the flags describe (make_pool_options) as `start` says; by default one worker
+/// that has answered `hello`. Any error is an environment failure (exit 3). Whether the device is
+/// usable is the caller's check (require_cuda_device).
+util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start = {});
 
 /// Errors when `device` is cuda but the worker's torch sees no CUDA device; `hint` ends the
 /// message (e.g. "use --device cpu").

@@ -129,9 +129,10 @@ int run_run_command(const Options& options) {
   record.config.model = (*provider)->model();
   record.config.base_url = provider_config->base_url;
 
-  auto pool_options = make_pool_options(effective, 0);
-  if (!pool_options) return fail_with(kExitEnvironment, pool_options.error());
-  auto pool = eval::make_worker_pool(*pool_options);
+  // One worker per GPU, started on first use: the pipeline asks hello and says what failed.
+  auto started = start_worker_pool(effective, {.max_workers = 0, .hello = false});
+  if (!started) return fail_with(kExitEnvironment, started.error());
+  auto& pool = started->pool;
 
   std::filesystem::path repo = eval::find_repo_root().value_or(KFORGE_SOURCE_DIR);
   std::filesystem::path prompts_dir =
