@@ -5,7 +5,7 @@ of eager, side by side in one process, with both correctness verdicts.
         [--sweep] [--json OUT.json]
 
 For each task: build Model and ModelNew (library/<entry>/candidate.py) from the same seed as the
-worker does; check the candidate at the task shapes (two input sets) and at two other shapes
+worker does; check the candidate at the task shapes (two input sets) and at four other shapes
 (kernelbench: allclose 1e-4 vs the fp32 reference; calibrated: vs the fp64 reference, widened by
 the fp32 reference's own error); then time all four with the worker's interleaved timer (CUDA
 events, warm-up, L2 flush, median). --sweep also times other slice widths of the kernel.
@@ -37,23 +37,25 @@ ENTRIES = {
     40: ("40_GRUHidden", "gru_hn"), 41: ("41_GRUBidirectional", "gru_bi_out"),
     42: ("42_GRUBidirectionalHidden", "gru_bi_hn"),
 }
-# shapes besides the task's: odd batch, hidden not a power of two, other layer counts; the
-# last is outside the cluster kernel's range (batch > 16, hidden 320) and checks the fallback
+# shapes besides the task's: odd batch, hidden not a power of two (96: 12-CTA clusters; 100: the
+# last CTA owns 4 of its 8 units), other layer counts, hidden 320 (the cluster kernel's largest,
+# 5 column chunks per lane); the last (hidden not a multiple of 4) checks the Triton fallback
 OTHER_SHAPES_CPU = [
     {"batch_size": 3, "seq": 5, "input_size": 7, "hidden_size": 12, "num_layers": 3},
     {"batch_size": 1, "seq": 4, "input_size": 16, "hidden_size": 16, "num_layers": 2},
 ]
 OTHER_SHAPES = [
     {"batch_size": 3, "seq": 37, "input_size": 40, "hidden_size": 96, "num_layers": 3},
-    {"batch_size": 16, "seq": 64, "input_size": 64, "hidden_size": 128, "num_layers": 2},
+    {"batch_size": 16, "seq": 64, "input_size": 64, "hidden_size": 100, "num_layers": 2},
     {"batch_size": 17, "seq": 20, "input_size": 24, "hidden_size": 320, "num_layers": 2},
+    {"batch_size": 2, "seq": 9, "input_size": 8, "hidden_size": 66, "num_layers": 2},
 ]
 # engines and slice widths tried by --sweep (units of hidden per program; dot = tl.dot, else a reduction)
-SWEEP_UNI = [{"engine": "triton"}, {"engine": "cluster_async"}]
-SWEEP_BI = [{"engine": "triton"}, {"engine": "cluster", "cluster_sizes": (8,)},
-            {"engine": "cluster_async"}]
+SWEEP_UNI = [{"engine": "triton"}]
+SWEEP_BI = [{"engine": "triton"}, {"engine": "cluster", "batch_groups": 1},
+            {"engine": "cluster", "batch_groups": 2}]
 DEFAULT_CONFIG = {"hsb": None, "use_dot": None, "prec": "ieee", "num_warps": 4,
-                  "engine": "auto", "cluster_sizes": (16, 8)}
+                  "engine": "auto", "batch_groups": None}
 
 
 def resources(module):
@@ -102,7 +104,7 @@ def sync():
 
 def check(task, model_new, comparison, input_seeds, where):
     reference, candidate = build(task, model_new)
-    reference64 = to_float64(reference)
+    reference64 = to_float64(reference, DEVICE)
     with torch.no_grad():
         for seed in input_seeds:
             inputs = inputs_for(task, seed)
@@ -125,6 +127,8 @@ def main():
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--sweep", default="", help="tasks whose kernel variants are swept")
     parser.add_argument("--json", default="")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="skip the torch.compile baseline (slow to build; for kernel work)")
     parser.add_argument("--budget-s", type=float, default=300)
     parser.add_argument("--cpu-check", action="store_true",
                         help="CPU dry run of the script (TRITON_INTERPRET=1, tiny shapes, no timing)")
@@ -184,7 +188,7 @@ def main():
         print(f"{task_name}: task shapes kb/cal {record['verdict']}, err32 "
               f"{record['max_abs_err']:.2e}, err64 {record['max_abs_err_fp64']:.2e} (ref own "
               f"{record['reference_err_fp64']:.2e}); other shapes "
-              f"{[o['verdict'] for o in other]}", flush=True)
+              f"{[(*o['verdict'], '%.1e' % o['max_abs_err_fp64']) for o in other]}", flush=True)
 
         results["tasks"][task_name] = record
         if args.cpu_check:
@@ -198,7 +202,8 @@ def main():
             runners["cuda_graph"] = graph
         else:
             print(reason)
-        compiled, reason = compile_runner(copy.deepcopy(reference), input_sets[0])
+        compiled, reason = (None, "compile skipped (--no-compile)") if args.no_compile else \
+            compile_runner(copy.deepcopy(reference), input_sets[0])
         if compiled:
             runners["compile"] = compiled
         else:

@@ -3,7 +3,9 @@ from rnn_common.py: edit those, not this file."""
 
 # ---- shared RNN kernels (library/rnn_src/rnn_common.py; copied verbatim into each candidate) ----
 #
-# One persistent Triton kernel runs the whole time loop of one or more stacked layers.
+# On Hopper the stack runs on the CUDA thread-block-cluster kernel (rnn_cluster.cu, below; host
+# side at the end of this file). Elsewhere, on CPU (TRITON_INTERPRET=1) and for shapes that
+# kernel does not take, one persistent Triton kernel runs the whole time loop of one or more stacked layers.
 # Programs split the hidden units: program `part` of group (layer, direction) owns units
 # [part*HSB, part*HSB + HSB) and keeps its slice of W_hh (and W_ih) in registers for all steps.
 # Each step needs the whole h[t-1] of its group, written by the group's other programs, so each
@@ -210,11 +212,18 @@ def _sm_count(device):
 # Tunables (None = automatic): use_dot = tl.dot (needs tiles >= 16) instead of a broadcast
 # reduction; hsb = hidden units per program; prec = tl.dot's input_precision ("ieee" is exact
 # fp32; "tf32x3" emulates fp32 on tensor cores with three TF32 products).
-# engine: "auto" (the CUDA cluster kernel for unidirectional stacks where it fits, else Triton),
-# "triton", "cluster", or "cluster_async" (mbarrier variant, not yet measured on a GPU).
+# engine: "auto" (the CUDA cluster kernel where it fits, else Triton), "triton" or "cluster";
+# batch_groups: clusters per (layer, direction), each on its own rows of the batch (None = as many
+# as fit, up to one per 4 rows); ring = input steps in flight per CTA (2..8), publish = steps
+# between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
+# to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
+# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel
+# work only: bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
-              "engine": "auto", "cluster_sizes": (16, 8)}
+              "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
+              "profile": False}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
+LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 
 
 def _plan(H, B, groups, device):
@@ -257,22 +266,22 @@ def _layer_params(rnn, layer, sfx, G, H, device):
 
 
 class _PackedWeights:
-    """Per-launch weight stacks, rebuilt only when a parameter changes (data pointer or version)."""
+    """Per-launch weight stacks, rebuilt only when a parameter or the layout changes."""
 
     def __init__(self):
         self.key = None
         self.launches = None
 
-    def get(self, rnn, lstm, chunks):
+    def get(self, rnn, lstm, chunks, geometry=None):
         params = list(rnn.parameters())
-        key = tuple((p.data_ptr(), p._version) for p in params) + (tuple(chunks),)
+        key = tuple((p.data_ptr(), p._version) for p in params) + (tuple(chunks), geometry)
         if key != self.key:
-            self.launches = [self._pack(rnn, lstm, l0, nl) for l0, nl in chunks]
+            self.launches = [self._pack(rnn, lstm, l0, nl, geometry) for l0, nl in chunks]
             self.key = key
         return self.launches
 
     @staticmethod
-    def _pack(rnn, lstm, l0, nl):
+    def _pack(rnn, lstm, l0, nl, geometry):
         G = 4 if lstm else 3
         H = rnn.hidden_size
         D = 2 if rnn.bidirectional else 1
@@ -281,8 +290,11 @@ class _PackedWeights:
         per = [[_layer_params(rnn, l, s, G, H, device) for s in sfxs] for l in range(l0, l0 + nl)]
         first = per[0]
         with torch.no_grad():
-            w_in = torch.cat([p[0] for p in first], 0).contiguous()       # [D*G*H, I]
-            b_in = torch.cat([p[2] for p in first], 0).contiguous()
+            w_in = torch.cat([p[0] for p in first], 0)       # [D*G*H, I]
+            b_in = torch.cat([p[2] for p in first], 0)
+            if geometry is not None:   # cluster engine: rows as [direction][rank][gate][unit]
+                w_in, b_in = _permute_gate_rows(w_in, b_in, D, G, H, *geometry)
+            w_in, b_in = w_in.contiguous(), b_in.contiguous()
             whh = torch.stack([torch.stack([p[1] for p in lp]) for lp in per]).contiguous()
             bhh = torch.stack([torch.stack([p[3] for p in lp]) for lp in per]).contiguous()
             if nl > 1:   # unidirectional only
@@ -293,14 +305,41 @@ class _PackedWeights:
         return w_in, b_in, wih, bih, whh, bhh
 
 
+def _permute_gate_rows(w_in, b_in, D, G, H, HS, CL):
+    """Rows g*H + unit of each direction's [G*H, I] block, reordered so that cluster rank r's
+    gates are one contiguous run: [direction][rank][gate][unit in slice]; zero rows pad units
+    past H."""
+    src = []
+    for d in range(D):
+        for r in range(CL):
+            for g in range(G):
+                for u in range(HS):
+                    unit = r * HS + u
+                    src.append(d * G * H + g * H + unit if unit < H else -1)
+    index = torch.tensor(src, device=w_in.device)
+    valid = index >= 0
+    w = torch.zeros(len(src), w_in.shape[1], device=w_in.device, dtype=w_in.dtype)
+    b = torch.zeros(len(src), device=w_in.device, dtype=w_in.dtype)
+    w[valid] = w_in[index[valid]]
+    b[valid] = b_in[index[valid]]
+    return w, b
+
+
 # ---- the CUDA cluster engine (GPU fast path; the Triton kernel is the CPU path and fallback) ----
 
-_CLUSTER = {"module": None, "error": None, "plans": {}, "async": None}
-_CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, "
-                 "int64_t wih, int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0, "
-                 "int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B, "
-                 "int64_t H, int64_t NL, int64_t D, int64_t lstm, int64_t cl, int64_t stream, "
-                 "int64_t query);")
+_CLUSTER = {"module": None, "error": None, "plans": {}, "profile": False}
+_CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih, int64_t whh, "
+                 "int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn, int64_t cn, "
+                 "int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL, int64_t D, "
+                 "int64_t NBG, int64_t lstm, int64_t ring, int64_t publish, int64_t exchange, "
+                 "int64_t prof, int64_t stream, int64_t query);")
+MAX_CLUSTER_HIDDEN = 320   # the kernel keeps a unit's weight rows in registers: H <= 5 * 64
+
+
+def _cluster_geometry(H):
+    """(units per CTA, CTAs per cluster), as rnn_cluster.cu computes them."""
+    hs = 4 * ((H + 63) // 64)
+    return hs, (H + hs - 1) // hs
 
 
 def _cluster_source():
@@ -313,12 +352,9 @@ def _cluster_source():
 
 
 def _cluster_module():
-    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed).
-    Engine "cluster_async" builds the mbarrier variant instead (not yet measured on a GPU)."""
-    use_async = RNN_CONFIG["engine"] == "cluster_async"
-    if _CLUSTER["async"] is not None and _CLUSTER["async"] != use_async:
-        _CLUSTER.update(module=None, error=None, plans={})
-    _CLUSTER["async"] = use_async
+    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed)."""
+    if _CLUSTER["profile"] != bool(RNN_CONFIG["profile"]):
+        _CLUSTER.update(module=None, error=None, plans={}, profile=bool(RNN_CONFIG["profile"]))
     if _CLUSTER["module"] is None and _CLUSTER["error"] is None:
         try:
             if torch.cuda.get_device_capability()[0] < 9:
@@ -327,48 +363,51 @@ def _cluster_module():
             from torch.utils.cpp_extension import load_inline
             source = _cluster_source()
             digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+            profile = ["-DKFORGE_RNN_PROFILE"] if _CLUSTER["profile"] else []
             _CLUSTER["module"] = load_inline(
-                name=f"kforge_rnn_cluster_{digest}" + ("_async" if use_async else ""),
+                name=f"kforge_rnn_cluster_{digest}" + ("_profile" if profile else ""),
                 cpp_sources=_CLUSTER_DECL, cuda_sources=source, functions=["rnn_cluster_run"],
-                extra_cuda_cflags=["-O3"] + (["-DKFORGE_RNN_ASYNC"] if use_async else []),
-                verbose=False)
+                extra_cuda_cflags=["-O3", "-std=c++17"] + profile, verbose=False)
         except Exception as error:  # the Triton kernel takes over
             _CLUSTER["error"] = f"{type(error).__name__}: {error}"
     return _CLUSTER["module"]
 
 
-def _cluster_call(module, query, T, B, H, nl, D, lstm, cl, tensors=None, strides=(0, 0, 0)):
+def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tensors=None, prof=None):
     ptrs = [0] * 11 if tensors is None else [t.data_ptr() for t in tensors]
     stream = torch.cuda.current_stream().cuda_stream
-    return module.rnn_cluster_run(*ptrs[:1], *strides, *ptrs[1:], T, B, H, nl, D, int(lstm), cl,
-                                  stream, int(query))
+    exchange = RNN_CONFIG["exchange"]
+    if exchange is None:
+        exchange = 1 if nl > 1 else 0
+    return module.rnn_cluster_run(*ptrs, T, B, H, nl, D, nbg, int(lstm), RNN_CONFIG["ring"],
+                                  RNN_CONFIG["publish"], exchange,
+                                  0 if prof is None else prof.data_ptr(), stream, int(query))
 
 
 def _cluster_plan(L, D, B, H, lstm):
-    """(cluster size, layers per launch), or None when the cluster kernel cannot run this shape.
-    A unidirectional wavefront needs all its clusters resident at once (they wait on each other)."""
+    """(batch groups, layers per launch), or None when the cluster kernel cannot run this shape.
+    A unidirectional wavefront needs all its clusters resident at once (they wait on each
+    other); bidirectional launches (one layer each) only want their clusters to fit."""
     engine = RNN_CONFIG["engine"]
     if engine == "triton" or _interpreting() or not torch.cuda.is_available():
         return None
-    if engine == "auto" and D == 2:
-        # measured on H100 (docs/bench/rnn_library.md): for bidirectional stacks the Triton
-        # kernel (global step counters, 128 programs) beats this cluster kernel (11.7 vs 16.6 ms)
+    if H % 4 != 0 or H > MAX_CLUSTER_HIDDEN:
         return None
-    key = (L, D, B, H, lstm)
+    key = (L, D, B, H, lstm, RNN_CONFIG["batch_groups"])
     if key not in _CLUSTER["plans"]:
         module = _cluster_module()
         plan = None
-        for cl in RNN_CONFIG["cluster_sizes"]:
-            if module is None:
-                break
+        if module is not None:
+            wanted = RNN_CONFIG["batch_groups"]
+            most = min(B, (B + 3) // 4) if wanted is None else min(wanted, B)
             nl = L if D == 1 else 1
-            fit = _cluster_call(module, True, 1, B, H, nl, D, lstm, cl)
-            if D == 1 and 0 < fit < nl:
-                nl = max(fit, 1)
-                fit = _cluster_call(module, True, 1, B, H, nl, D, lstm, cl)
-            if fit >= (nl if D == 1 else 1):
-                plan = (cl, nl)
-                break
+            while plan is None and nl >= 1:
+                for nbg in range(most, 0, -1):
+                    fit = _cluster_call(module, True, 1, B, H, nl, D, nbg, lstm)
+                    if fit >= nl * D * nbg:
+                        plan = (nbg, nl)
+                        break
+                nl = nl - 1 if D == 1 else 0
         _CLUSTER["plans"][key] = plan
     return _CLUSTER["plans"][key]
 
@@ -394,7 +433,8 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     else:
         per_launch = 1
     chunks = [(l0, min(per_launch, L - l0)) for l0 in range(0, L, per_launch)]
-    launches = packed.get(rnn, lstm, chunks)
+    geometry = _cluster_geometry(H) if plan is not None else None
+    launches = packed.get(rnn, lstm, chunks, geometry)
 
     h0 = h0.contiguous().float()
     c0 = c0.contiguous().float() if lstm else h0
@@ -403,19 +443,31 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     inp, inp_batch_first = x, rnn.batch_first
     for (l0, nl), (w_in, b_in, wih, bih, whh, bhh) in zip(chunks, launches):
         i_size = inp.shape[-1]
-        gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
-        row = D * G * H
-        st, sb = (row, T * row) if inp_batch_first else (B * row, row)
+        if plan is not None:   # [D*CL][T][B][G*HS]: a CTA's gates for one step in one block
+            rows = (inp.transpose(0, 1) if inp_batch_first else inp).reshape(T * B, i_size)
+            gx = torch.addmm(b_in, rows, w_in.t())
+            gx = gx.view(T, B, -1, G * geometry[0]).permute(2, 0, 1, 3).contiguous()
+        else:
+            gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
+            row = gx.shape[1]
+            st, sb = (row, T * row) if inp_batch_first else (B * row, row)
         seq = torch.empty(nl, T, B, D * H, device=device, dtype=torch.float32)
-        cnt = torch.zeros(nl * D * 16, device=device, dtype=torch.int32)  # per-CTA (async)
         s0, s1 = l0 * D, (l0 + nl) * D
         if plan is not None:
-            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, lstm, plan[0],
+            nbg = plan[0]
+            flags = torch.zeros(nl * D * nbg * 16, device=device, dtype=torch.int32)
+            prof = None
+            if _CLUSTER["profile"]:
+                prof = torch.zeros(nl * D * nbg, _cluster_geometry(H)[1], 2, 8, device=device,
+                                   dtype=torch.int64)
+                LAST_PROFILE.append(prof)
+            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, nbg, lstm,
                                 [gx, wih, bih, whh, bhh, h0[s0:s1], c0[s0:s1], seq, hn[s0:s1],
-                                 cn[s0:s1], cnt], (G * H, st, sb))
+                                 cn[s0:s1], flags], prof)
             if err != 0:
                 raise RuntimeError(f"rnn cluster kernel launch failed: cudaError {err}")
         else:
+            cnt = torch.zeros(nl * D, device=device, dtype=torch.int32)
             hsb, p, bb, use_dot = _plan(H, B, nl * D, device)
             kernel = rnn_layers_kernel[(nl * D * p,)](
                 gx, G * H, st, sb, wih, bih, whh, bhh,
@@ -436,18 +488,33 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
 RNN_CLUSTER_CU = r"""// Hopper thread-block-cluster kernel for stacked GRU/LSTM layers (library/rnn_src/rnn_cluster.cu;
 // embedded verbatim in each candidate and built with torch's load_inline).
 //
-// One cluster of CL CTAs per (layer, direction) group; CTA `rank` owns hidden units
-// [rank*HS, rank*HS + HS) and keeps its rows of W_hh (and W_ih for in-kernel layers) in shared
-// memory for the whole sequence. Each step every CTA writes its slice of h[t] straight into every
-// CTA's shared memory (distributed shared memory), and one cluster barrier per step makes the
-// full h[t] visible: no global-memory round trip on the recurrence. A unidirectional stack runs
-// as a wavefront in one launch: layer l reads layer l-1's h[t] from global memory after a step
-// counter (release/acquire) says it is there. All clusters must be co-resident: the host checks
-// cudaOccupancyMaxActiveClusters before choosing how many layers go in one launch.
+// Geometry. One cluster of CL CTAs per (layer, direction, batch group); CTA `rank` owns HS hidden
+// units [rank*HS, rank*HS + HS). Inside a CTA, 16 lanes (half a warp) share one unit: lane s
+// holds, in registers for the whole sequence, the unit's G gate rows of W_hh (and W_ih for
+// in-kernel layers) at columns k = 4*(s + 16*m) + i. A step is 16 lanes x G rows x MC float4
+// chunks of FMAs against h[t-1] in shared memory, then a shuffle reduction that leaves each
+// (unit, batch) pair's gate sums in one lane, which applies the nonlinearity. fp32 FMAs, no
+// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 4 at a time (a chunk); a
+// bidirectional launch splits the batch over clusters so each has one chunk.
 //
-// Matvec mapping: warp w sums over its k-chunk; lane l owns rows l, l+32, l+64 of the weight
-// slice; partial sums per warp go to shared memory and one thread per (unit, batch) pair adds
-// them up and applies the gate nonlinearities. Exact fp32 (FMA, no tensor cores).
+// Exchange, with no cluster barrier per step (a cluster barrier compiles to a GPU-scope membar and
+// an L1 flush per thread, ~3.5 us a step on H100): each CTA writes its slice of h[t] into its own
+// shared memory, then sends it to every peer, counting the bytes on the peer's mbarrier; a CTA
+// waits on its own mbarrier, double-buffered by step parity. Two ways to send (Params::exchange,
+// measured on H100 by bench/bench_rnn_scaling.py): 16-byte st.async stores spread over all
+// threads (faster for single-layer launches), or one bulk DSMEM copy per peer (faster for
+// wavefront launches, whose CTAs also stream their input through TMA).
+//
+// Inputs arrive ahead of use through a ring of slots filled by bulk copies from global memory
+// (TMA), each slot with its mbarrier: the input gates of the launch's first layer (one GEMM
+// outside, laid out [direction*CL + rank][t][b][gate][unit] so one step of a CTA is one block),
+// or, for in-kernel layers of a unidirectional stack, layer l-1's h[t], whose W_ih product is
+// accumulated with W_hh's (the input half first: it overlaps the wait for h[t-1]). Those layers
+// run as a wavefront in one launch: each CTA publishes how many steps of its slice are in global
+// memory (every `publish` steps, release); the consumer polls the producer's CTAs (relaxed, then
+// one acquire fence) before it issues a copy. All clusters of such a launch must be co-resident:
+// the host asks cudaOccupancyMaxActiveClusters first. Every spin is bounded and traps rather
+// than hang.
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -457,61 +524,67 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-constexpr int kRowsPerLane = 3;  // rows per matrix <= 96 (G * HS)
-constexpr int kMaxCluster = 16;   // flags: [groups][kMaxCluster] per-CTA counters (ASYNC)
-constexpr int kPublish = 4;       // ASYNC: steps between publications of a layer's progress
-constexpr int kGxRegs = 3;       // input gates prefetched in registers (G * HS * B <= 768)
-constexpr int kXRegs = 12;       // layer input prefetched in registers: B * H <= 12 * 256 covers
-                                 // batch 12 at H 256; the rest is loaded after the matvec
+constexpr int kSplit = 16;      // lanes per hidden unit, each summing its own columns
+constexpr int kChunk = 4;       // batch rows per accumulation pass
+constexpr int kMaxRing = 8;     // input slots (Params::ring): copies issued ring-1 steps ahead
+constexpr int kMaxCluster = 16;
+// Phase clocks (built with -DKFORGE_RNN_PROFILE, bench/bench_rnn_scaling.py --profile): thread 0
+// and the last warp's lane 0 of every CTA add up the clocks each phase of a step takes.
+#ifdef KFORGE_RNN_PROFILE
+constexpr int kPhases = 8;  // top, wait, compute, barrier, push, tail, (unused), total
+#define PROF_MARK(phase)                     \
+  do {                                       \
+    const long long now_ = clock64();        \
+    prof_acc[phase] += now_ - prof_last;     \
+    prof_last = now_;                        \
+  } while (0)
+#else
+#define PROF_MARK(phase) \
+  do {                   \
+  } while (0)
+#endif
+constexpr long long kSpinLimit = 1ll << 32;  // ~2 s of clocks: a lost wait traps, not hangs
 
 struct Params {
-  const float* gx;                 // input gates of the launch's first layer (+ b_ih)
-  long long gx_sd, gx_st, gx_sb;   // strides (elements): direction, time, batch
-  const float* wih;                // [NL-1, G*H, H] input weights of in-kernel layers
-  const float* bih;                // [NL-1, G*H]
-  const float* whh;                // [NL, D, G*H, H]
-  const float* bhh;                // [NL, D, G*H]
-  const float* h0;                 // [NL, D, B, H]
+  const float* gx;        // input gates (+ b_ih) of the launch's first layer,
+                          // [D*CL][T][B][G*HS]: one contiguous block per CTA and step
+  const float* wih;       // [NL-1][G*H][H] input weights of in-kernel layers
+  const float* bih;       // [NL-1][G*H]
+  const float* whh;       // [NL*D][G*H][H]
+  const float* bhh;       // [NL*D][G*H]
+  const float* h0;        // [NL*D][B][H]
   const float* c0;
-  float* seq;                      // [NL, T, B, D*H] every layer's output, time-major
-  float* hn;                       // [NL, D, B, H]
+  float* seq;             // [NL][T][B][D*H] every layer's output, time-major
+  float* hn;              // [NL*D][B][H]
   float* cn;
-  int* flags;                      // [NL*D] steps published, zeroed
-  int T, B, H, NL, D, HS, HP, KC, R32;
+  int* flags;             // [groups][kMaxCluster] steps published per CTA, zeroed
+  int T, B, H, NL, D, NBG, NB;  // NB: batch rows per group, NBG groups
+  int HS, CL, HP, SS, NBP, RW;  // units per CTA, cluster size, padded K, slice stride,
+                                // padded rows, ring row width (floats)
+  int ring, publish;            // input slots in use; steps between progress publications
+  int exchange;                 // h[t] to the peers: 0 = st.async by every thread, 1 = one bulk
+                                // copy per peer
+  long long* prof;              // KFORGE_RNN_PROFILE builds: [groups][CL][2][kPhases] clocks
 };
 
-__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + expf(-x)); }
-
-// Release at GPU scope is cumulative: the cluster's stores, ordered before the calling thread by
-// the cluster barrier, are visible before the counter moves.
-__device__ __forceinline__ void release_add(int* p) {
-  asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(p) : "memory");
-}
-
-// dst[b * dst_stride + u] = src[b * src_stride + u] for u < hs, b < B (u fastest: coalesced)
-__device__ __forceinline__ void store_slice(float* dst, const float* src, int hs, int B,
-                                            int dst_stride, int src_stride, int tid) {
-  for (int idx = tid; idx < hs * B; idx += kThreads) {
-    const int b = idx / hs, u = idx % hs;
-    dst[static_cast<size_t>(b) * dst_stride + u] = src[b * src_stride + u];
-  }
-}
-
-__device__ __forceinline__ void release_store(int* p, int value) {
-  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
-}
+// MUFU exp and a correctly rounded reciprocal: the step's epilogue is a latency chain, and these
+// stay within ~1e-6 relative of the IEEE versions (checked against fp64 by the bench).
+__device__ __forceinline__ float sigm(float x) { return __frcp_rn(1.f + __expf(-x)); }
+__device__ __forceinline__ float tanh_(float x) { return 1.f - 2.f * __frcp_rn(1.f + __expf(2.f * x)); }
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void spin_guard(long long start) {
+  if (clock64() - start > kSpinLimit) __trap();
 }
 
 __device__ __forceinline__ void mbar_init(unsigned long long* bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
 }
 
-// One arrival (the phase's only one) that also expects `bytes` of st.async data.
+// The phase's one arrival, announcing `bytes` of bulk-copy data.
 __device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
                "r"(bytes)
@@ -519,317 +592,356 @@ __device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned by
 }
 
 __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  const long long start = clock64();
   unsigned done = 0;
-  while (!done) {
+  for (;;) {
     asm volatile(
         "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
         "selp.u32 %0, 1, 0, p; }"
         : "=r"(done)
         : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
+    if (done) return;
+    spin_guard(start);
   }
 }
 
-// Writes `value` at `local` (a shared address of this CTA's layout) in CTA `rank` of the cluster
-// and counts its 4 bytes on that CTA's mbarrier at `bar`.
-__device__ __forceinline__ void push_async(const float* local, float value,
-                                           unsigned long long* bar, int rank) {
-  unsigned remote, remote_bar;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(local)), "r"(rank));
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];"
-               ::"r"(remote), "f"(value), "r"(remote_bar)
-               : "memory");
+// Global -> this CTA's shared memory, completing on `bar`.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
 }
 
-__device__ __forceinline__ int load_acquire(const int* p) {
+// This CTA's shared memory -> the same offset in CTA `peer`, completing on the peer's `bar`.
+__device__ __forceinline__ void bulk_push(const void* local, unsigned bytes,
+                                          unsigned long long* bar, int peer) {
+  unsigned remote, remote_bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(local)), "r"(peer));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(peer));
+  asm volatile(
+      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+      "[%3];" ::"r"(remote),
+      "r"(smem_addr(local)), "r"(bytes), "r"(remote_bar)
+      : "memory");
+}
+
+// 16 bytes to the same shared-memory offset in CTA `peer`, counted on the peer's `bar`
+// (st.async: no fence, no cluster barrier; the peer's wait on `bar` makes the data visible).
+__device__ __forceinline__ void push16(const float* local, float4 v, unsigned long long* bar,
+                                       int peer) {
+  unsigned remote, remote_bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(local)), "r"(peer));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(peer));
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::
+          "r"(remote),
+      "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(remote_bar)
+      : "memory");
+}
+
+__device__ __forceinline__ int load_relaxed(const int* p) {
   int v;
-  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 
-// Partial sums of one matrix slice: rows [0, R32) of `w` (row stride HP) times src[b][k]
-// (row stride HP) over this warp's k-chunk, written to part[warp][b][row].
-template <int NB>
-__device__ __forceinline__ void partial(const float* w, const float* src, float* part,
-                                        int rows, int R32, int k_begin, int k_end, int HP,
-                                        int lane, int warp) {
-  float acc[kRowsPerLane][NB];
-#pragma unroll
-  for (int i = 0; i < kRowsPerLane; ++i)
-#pragma unroll
-    for (int b = 0; b < NB; ++b) acc[i][b] = 0.f;
-  const int nr = R32 / 32;  // rows per lane actually used (warp-uniform)
-  for (int k = k_begin; k < k_end; k += 4) {
-    float4 hv[NB];
-#pragma unroll
-    for (int b = 0; b < NB; ++b) hv[b] = *reinterpret_cast<const float4*>(src + b * HP + k);
-#pragma unroll
-    for (int i = 0; i < kRowsPerLane; ++i) {
-      if (i < nr) {
-        const float4 wv = *reinterpret_cast<const float4*>(w + (lane + 32 * i) * HP + k);
-#pragma unroll
-        for (int b = 0; b < NB; ++b) {
-          acc[i][b] = fmaf(wv.x, hv[b].x, acc[i][b]);
-          acc[i][b] = fmaf(wv.y, hv[b].y, acc[i][b]);
-          acc[i][b] = fmaf(wv.z, hv[b].z, acc[i][b]);
-          acc[i][b] = fmaf(wv.w, hv[b].w, acc[i][b]);
-        }
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < kRowsPerLane; ++i) {
-    if (i < nr) {
-      const int r = lane + 32 * i;
-#pragma unroll
-      for (int b = 0; b < NB; ++b) part[(warp * NB + b) * R32 + r] = acc[i][b];
-    }
-  }
-  (void)rows;
+__device__ __forceinline__ void store_release(int* p, int value) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
 }
 
-// ASYNC (built only with -DKFORGE_RNN_ASYNC; engine "cluster_async"; NOT yet run on a GPU): no
-// cluster barrier per step. h[t] is pushed with st.async, which counts its bytes on the
-// receiving CTA's mbarrier; each CTA waits on its own mbarrier (armed for B*H*4 bytes). A
-// cluster barrier compiles to a GPU-scope MEMBAR per thread per step; this does not (SASS:
-// STAS + SYNCS). Layer-to-layer counters become per-CTA and are published every kPublish steps.
-template <int G, int NB, bool ASYNC>
-__global__ void __launch_bounds__(kThreads, 1) rnn_cluster_kernel(Params p) {
-  __shared__ alignas(8) unsigned long long bars[2];  // ASYNC: one per h buffer
-  cg::cluster_group cluster = cg::this_cluster();
-  const int CL = static_cast<int>(cluster.num_blocks());
-  const int rank = static_cast<int>(cluster.block_rank());
-  const int grp = blockIdx.y;  // layer-major
-  const int dir = grp % p.D, layer = grp / p.D;
-  const int T = p.T, H = p.H, HS = p.HS, HP = p.HP, R32 = p.R32;
-  const int GH = G * H, DH = p.D * H;
-  const int j0 = rank * HS;
-  const int hs = max(0, min(HS, H - j0));
-  const bool in_kernel = layer > 0;  // the launch's first layer reads gx instead
-  const bool publish = p.D == 1 && layer < p.NL - 1;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int nmat = p.NL > 1 ? 2 : 1;  // hh rows at [0, R32), ih rows at [R32, 2*R32)
-
-  extern __shared__ float4 smem4[];
-  float* w = reinterpret_cast<float*>(smem4);        // [nmat*R32][HP]
-  float* hbuf = w + nmat * R32 * HP;                  // [2][NB][HP]
-  float* xbuf = hbuf + 2 * NB * HP;                   // [NB][HP]
-  float* part = xbuf + NB * HP;                       // [nmat][kWarps][NB][R32]
-  float* gxs = part + nmat * kWarps * R32 * NB;       // [NB][G*HS] this step's input gates
-  float* cbuf = gxs + G * HS * NB;                    // [NB][HS] LSTM cell state
-  float* bias = cbuf + HS * NB;                       // [2][G*HS]: b_hh, b_ih
-
-  // weights: row r = g*HS + u of each matrix; rows past the owned units and padding are zero
-  const float* whh = p.whh + static_cast<size_t>(grp) * GH * H;
-  const float* wih = p.wih + static_cast<size_t>(max(layer - 1, 0)) * GH * H;
-  for (int idx = tid; idx < nmat * R32 * HP; idx += kThreads) {
-    const int row = idx / HP, k = idx % HP;
-    const int m = row / R32, r = row % R32;
-    const int g = r / HS, u = r % HS;
-    float v = 0.f;
-    if (g < G && u < hs && k < H && (m == 0 || in_kernel))
-      v = (m == 0 ? whh : wih)[static_cast<size_t>(g * H + j0 + u) * H + k];
-    w[idx] = v;
-  }
-  for (int idx = tid; idx < G * HS; idx += kThreads) {
-    const int g = idx / HS, u = idx % HS;
-    const bool ok = u < hs;
-    bias[idx] = ok ? p.bhh[static_cast<size_t>(grp) * GH + g * H + j0 + u] : 0.f;
-    bias[G * HS + idx] =
-        ok && in_kernel ? p.bih[static_cast<size_t>(max(layer - 1, 0)) * GH + g * H + j0 + u] : 0.f;
-  }
-  for (int idx = tid; idx < 3 * NB * HP; idx += kThreads) hbuf[idx] = 0.f;  // hbuf and xbuf
-  __syncthreads();
-  const float* h0 = p.h0 + static_cast<size_t>(grp) * p.B * H;
-  for (int idx = tid; idx < p.B * H; idx += kThreads) hbuf[(idx / H) * HP + idx % H] = h0[idx];
-  if (G == 4) {
-    for (int idx = tid; idx < hs * NB; idx += kThreads) {
-      const int b = idx / hs, u = idx % hs;
-      cbuf[b * HS + u] = b < p.B ? p.c0[(static_cast<size_t>(grp) * p.B + b) * H + j0 + u] : 0.f;
-    }
-  }
-  if constexpr (ASYNC) {
-    if (tid == 0) {
-      mbar_init(&bars[0]);
-      mbar_init(&bars[1]);
-      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-  }
-  cluster.sync();  // every CTA started and initialised before anyone writes into its memory
-  unsigned phases = 0;  // ASYNC: parity of each mbarrier's current phase
-
-  const int k_begin = warp * p.KC, k_end = min(H, k_begin + p.KC);
-  const float* gxd = p.gx + dir * p.gx_sd;
-  int cur = 0;
-  int seen = 0;  // thread 0: the last step count read from layer-1's counter
-  for (int t = 0; t < T; ++t) {
-    const int tt = dir ? T - 1 - t : t;
-    // h[t-1] to global memory early in the step, so the barrier at its end does not wait on it
-    if (t > 0) store_slice(p.seq + (static_cast<size_t>(layer) * T + (dir ? tt + 1 : tt - 1)) *
-                                       p.B * DH + dir * H + j0,
-                           hbuf + cur * NB * HP + j0, hs, p.B, DH, HP, tid);
-    if constexpr (ASYNC) {  // expect h[t]'s bytes from every CTA in the other buffer
-      if (tid == 0) mbar_expect(&bars[cur ^ 1], static_cast<unsigned>(H * p.B * sizeof(float)));
-    }
-    // this step's input gates: loads issued now, stored to shared memory after the matvec
-    float gr[kGxRegs];
-    const int ngx = in_kernel ? 0 : G * hs * p.B;
+// acc[a][b] += sum over this lane's columns of w[g] * src row b (b < kChunk), a = gate slot
+// (GRU's input-side n gate has its own slot, 3, because r multiplies only the hidden side).
+template <int G, int MC, bool INPUT_SIDE>
+__device__ __forceinline__ void accumulate(float (&acc)[4][kChunk], const float4 (&w)[G][MC],
+                                           const float* src, const int (&off)[MC], int stride) {
 #pragma unroll
-    for (int i = 0; i < kGxRegs; ++i) {
-      const int idx = tid + i * kThreads;
-      gr[i] = 0.f;
-      if (idx < ngx) {
-        const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
-        gr[i] = __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u);
-      }
-    }
-    // in-kernel layers: wait for layer-1's h[tt], then issue its loads before the recurrent
-    // matvec so their latency hides behind it
-    float xr[kXRegs];
-    const float* x = p.seq + (static_cast<size_t>(max(layer - 1, 0)) * T + tt) * p.B * DH;
-    if (in_kernel) {
-      if (tid == 0) {  // poll only when the last count seen does not cover step t
-        if constexpr (ASYNC) {  // every CTA of layer-1 publishes its own count
-          while (seen < t + 1) {
-            int low = T;
-            for (int q = 0; q < CL; ++q)
-              low = min(low, load_acquire(p.flags + (grp - 1) * kMaxCluster + q));
-            seen = low;
-          }
-        } else {
-          while (seen < t + 1) seen = load_acquire(p.flags + grp - 1);
-        }
-      }
-      __syncthreads();
+  for (int m = 0; m < MC; ++m) {
 #pragma unroll
-      for (int i = 0; i < kXRegs; ++i) {
-        const int idx = tid + i * kThreads;
-        xr[i] = idx < p.B * H ? __ldcg(x + idx) : 0.f;
-      }
-    }
-    const float* hcur = hbuf + cur * NB * HP;
-    partial<NB>(w, hcur, part, G * HS, R32, k_begin, k_end, HP, lane, warp);
-#pragma unroll
-    for (int i = 0; i < kGxRegs; ++i) {
-      const int idx = tid + i * kThreads;
-      if (idx < ngx) {
-        const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
-        gxs[b * G * HS + g * HS + u] = gr[i];
-      }
-    }
-    for (int idx = tid + kGxRegs * kThreads; idx < ngx; idx += kThreads) {
-      const int b = idx / (G * hs), rem = idx % (G * hs), g = rem / hs, u = rem % hs;
-      gxs[b * G * HS + g * HS + u] = __ldg(gxd + tt * p.gx_st + b * p.gx_sb + g * H + j0 + u);
-    }
-    if (in_kernel) {
-#pragma unroll
-      for (int i = 0; i < kXRegs; ++i) {
-        const int idx = tid + i * kThreads;
-        if (idx < p.B * H) xbuf[(idx / H) * HP + idx % H] = xr[i];
-      }
-      for (int idx = tid + kXRegs * kThreads; idx < p.B * H; idx += kThreads)
-        xbuf[(idx / H) * HP + idx % H] = __ldcg(x + idx);
-      __syncthreads();
-      partial<NB>(w + R32 * HP, xbuf, part + kWarps * R32 * NB, G * HS, R32, k_begin, k_end, HP,
-                  lane, warp);
-    }
-    __syncthreads();
-
-    float* hnext_local = hbuf + (cur ^ 1) * NB * HP;
-    for (int idx = tid; idx < hs * p.B; idx += kThreads) {
-      const int b = idx / hs, u = idx % hs;  // u fastest: a warp's stores are contiguous
-      float gh[G], gi[G];
+    for (int b = 0; b < kChunk; ++b) {
+      const float4 v = *reinterpret_cast<const float4*>(src + off[m] + b * stride);
 #pragma unroll
       for (int g = 0; g < G; ++g) {
-        const int r = g * HS + u;
-        float s = bias[r];
-#pragma unroll
-        for (int q = 0; q < kWarps; ++q) s += part[(q * NB + b) * R32 + r];
-        gh[g] = s;
-        if (in_kernel) {
-          float si = bias[G * HS + r];
-#pragma unroll
-          for (int q = 0; q < kWarps; ++q) si += part[((kWarps + q) * NB + b) * R32 + r];
-          gi[g] = si;
-        } else {
-          gi[g] = gxs[b * G * HS + r];
-        }
-      }
-      float h;
-      if (G == 3) {
-        const float rg = sigm(gi[0] + gh[0]);
-        const float z = sigm(gi[1] + gh[1]);
-        const float n = tanhf(gi[2] + rg * gh[2]);
-        h = (1.f - z) * n + z * hcur[b * HP + j0 + u];
-      } else {
-        float c = cbuf[b * HS + u];
-        c = sigm(gi[1] + gh[1]) * c + sigm(gi[0] + gh[0]) * tanhf(gi[2] + gh[2]);
-        cbuf[b * HS + u] = c;
-        h = sigm(gi[G - 1] + gh[G - 1]) * tanhf(c);
-      }
-      if constexpr (ASYNC) {
-        for (int q = 0; q < CL; ++q)
-          push_async(hnext_local + b * HP + j0 + u, h, &bars[cur ^ 1], q);
-      } else {
-        for (int q = 0; q < CL; ++q) cluster.map_shared_rank(hnext_local, q)[b * HP + j0 + u] = h;
+        const int a = (INPUT_SIDE && G == 3 && g == 2) ? 3 : g;
+        float s = acc[a][b];
+        s = fmaf(w[g][m].x, v.x, s);
+        s = fmaf(w[g][m].y, v.y, s);
+        s = fmaf(w[g][m].z, v.z, s);
+        s = fmaf(w[g][m].w, v.w, s);
+        acc[a][b] = s;
       }
     }
-    if constexpr (ASYNC) {
-      mbar_wait(&bars[cur ^ 1], (phases >> (cur ^ 1)) & 1);  // h[t] complete here
-      phases ^= 1u << (cur ^ 1);
-      __syncthreads();  // part/gxs/xbuf free for the next step
-      // h[0..t-1] of this CTA are in global memory (stored this step, ordered by the barrier)
-      if (publish && t > 0 && t % kPublish == 0 && tid == 0)
-        release_store(p.flags + grp * kMaxCluster + rank, t);
-    } else {
-      cluster.sync();  // h[t] complete in every CTA; part/gxs/xbuf free for the next step
-      // the counter says how many steps are in global memory: h[t-1] was stored this step
-      if (publish && t > 0 && rank == 0 && tid == 0) release_add(p.flags + grp);
-    }
-    cur ^= 1;
-  }
-  // the last step's h, h_n and c_n
-  const int t_last = dir ? 0 : T - 1;
-  store_slice(p.seq + (static_cast<size_t>(layer) * T + t_last) * p.B * DH + dir * H + j0,
-              hbuf + cur * NB * HP + j0, hs, p.B, DH, HP, tid);
-  store_slice(p.hn + static_cast<size_t>(grp) * p.B * H + j0, hbuf + cur * NB * HP + j0, hs, p.B,
-              H, HP, tid);
-  if (G == 4)
-    store_slice(p.cn + static_cast<size_t>(grp) * p.B * H + j0, cbuf, hs, p.B, H, HS, tid);
-  if constexpr (ASYNC) {
-    __syncthreads();
-    if (publish && tid == 0) release_store(p.flags + grp * kMaxCluster + rank, T);
-    cluster.sync();  // nobody leaves while a peer could still address its shared memory
-  } else if (publish) {
-    cluster.sync();
-    if (rank == 0 && tid == 0) release_add(p.flags + grp);
   }
 }
 
-#ifdef KFORGE_RNN_ASYNC
-constexpr bool kAsync = true;
-#else
-constexpr bool kAsync = false;
-#endif
+// Sums acc over the 16 lanes of a unit. Afterwards lane s holds, in out[a], the totals of batch
+// row (s >> 2) & 3 of the chunk (the 4 lanes s & 3 = 0..3 hold the same values).
+__device__ __forceinline__ void reduce_unit(const float (&acc)[4][kChunk], float (&out)[4], int s) {
+  const bool hi8 = (s >> 3) & 1, hi4 = (s >> 2) & 1;
+  float keep[4][2];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = 0; b < 2; ++b) {  // lanes with bit 3 keep rows 2,3, the others rows 0,1
+      const float mine = hi8 ? acc[a][2 + b] : acc[a][b];
+      const float send = hi8 ? acc[a][b] : acc[a][2 + b];
+      keep[a][b] = mine + __shfl_xor_sync(0xffffffffu, send, 8);
+    }
+#pragma unroll
+  for (int a = 0; a < 4; ++a) {  // bit 2 picks one of the two rows
+    const float mine = hi4 ? keep[a][1] : keep[a][0];
+    const float send = hi4 ? keep[a][0] : keep[a][1];
+    float v = mine + __shfl_xor_sync(0xffffffffu, send, 4);
+    v += __shfl_xor_sync(0xffffffffu, v, 2);
+    v += __shfl_xor_sync(0xffffffffu, v, 1);
+    out[a] = v;
+  }
+}
 
-template <int G, int NB>
-cudaError_t launch_nb(const Params& p, int cl, int groups, size_t smem, cudaStream_t stream,
-                      int* max_clusters) {
-  auto kernel = rnn_cluster_kernel<G, NB, kAsync>;
+template <int G, int MC>
+__global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
+  __shared__ alignas(8) unsigned long long full[2];      // h[t] complete, by buffer
+  __shared__ alignas(8) unsigned long long ring[kMaxRing];  // input slot filled
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int CL = p.CL, HS = p.HS, H = p.H, T = p.T, SS = p.SS, RW = p.RW;
+  const int slots = p.ring, publish_every = p.publish;
+  const int grp = blockIdx.y;  // layer-major: [layer][direction][batch group]
+  const int bg = grp % p.NBG, dir = (grp / p.NBG) % p.D, layer = grp / (p.NBG * p.D);
+  const int b0 = bg * p.NB, nb = min(p.NB, p.B - b0);
+  const int hs = max(0, min(HS, H - rank * HS));  // units this CTA owns
+  const bool in_kernel = layer > 0;               // reads layer-1's h, not gx
+  const bool publish = p.D == 1 && layer < p.NL - 1;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, s = lane & 15;
+  const int u = 2 * warp + (lane >> 4), j = rank * HS + u;
+  const bool owns = u < hs;
+  const int nthreads = blockDim.x;
+  const int gdir = layer * p.D + dir;  // index into [NL*D] tensors
+
+  extern __shared__ float4 smem4[];
+  float* hbuf = reinterpret_cast<float*>(smem4);  // [2][(CL+1) * SS]: CL slices + a zero slice
+  const int hsize = (CL + 1) * SS;
+  float* xring = hbuf + 2 * hsize;                // [slots][NBP][RW]
+  float* cbuf = xring + slots * p.NBP * RW;       // [NBP][HS] LSTM cell state
+  for (int i = tid; i < 2 * hsize + slots * p.NBP * RW + p.NBP * HS; i += nthreads)
+    hbuf[i] = 0.f;
+
+  // weights in registers: row g*H + j, columns 4*(s + 16m) .. +3; zero outside the matrix
+  float4 wh[G][MC], wi[G][MC];
+  int hoff[MC], xoff[MC];
+  const float* whh = p.whh + static_cast<size_t>(gdir) * G * H * H;
+  const float* wih = p.wih + static_cast<size_t>(max(layer - 1, 0)) * G * H * H;
+#pragma unroll
+  for (int m = 0; m < MC; ++m) {
+    const int k = 4 * (s + kSplit * m);
+    hoff[m] = k < CL * HS ? (k / HS) * SS + k % HS : CL * SS;  // past the slices: zeros
+    xoff[m] = k;
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      float4 a = make_float4(0.f, 0.f, 0.f, 0.f), c = a;
+      if (owns && k < H) {
+        a = *reinterpret_cast<const float4*>(whh + static_cast<size_t>(g * H + j) * H + k);
+        if (in_kernel)
+          c = *reinterpret_cast<const float4*>(wih + static_cast<size_t>(g * H + j) * H + k);
+      }
+      wh[g][m] = a;
+      wi[g][m] = c;
+    }
+  }
+  float bh[G], bi[G];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    bh[g] = owns ? p.bhh[static_cast<size_t>(gdir) * G * H + g * H + j] : 0.f;
+    bi[g] = owns && in_kernel ? p.bih[static_cast<size_t>(layer - 1) * G * H + g * H + j] : 0.f;
+  }
+  __syncthreads();  // zeros before h0
+  // h[-1] = h0: every slice of buffer 0; the LSTM cell state of the owned units
+  const float* h0 = p.h0 + (static_cast<size_t>(gdir) * p.B + b0) * H;
+  for (int i = tid; i < nb * CL * HS; i += nthreads) {
+    const int b = i / (CL * HS), k = i % (CL * HS);
+    if (k < H) hbuf[(k / HS) * SS + b * HS + k % HS] = h0[b * H + k];
+  }
+  if constexpr (G == 4) {
+    const float* c0 = p.c0 + (static_cast<size_t>(gdir) * p.B + b0) * H;
+    for (int i = tid; i < nb * hs; i += nthreads) cbuf[(i / hs) * HS + i % hs] = c0[(i / hs) * H + rank * HS + i % hs];
+  }
+  // these generic writes come before any bulk copy (async proxy) into the same memory
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  if (tid == 0) {
+    mbar_init(&full[0]);
+    mbar_init(&full[1]);
+    for (int r = 0; r < slots; ++r) mbar_init(&ring[r]);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  cluster.sync();  // every CTA initialised before a peer copies into it
+
+  // input copies (thread 0): step t's slot, after the producer layer has published step t
+  const int* producer = p.flags + static_cast<size_t>(max(grp - p.NBG, 0)) * kMaxCluster;
+  int seen = 0;  // thread 0: steps every producer CTA has published (last poll)
+  const int rw = in_kernel ? p.HP : G * HS;  // this layer's ring row width (floats)
+  auto issue_input = [&](int t) {
+    const int slot = t % slots, tt = dir ? T - 1 - t : t;
+    float* dst = xring + slot * p.NBP * RW;
+    if (in_kernel) {
+      if (seen < t + 1) {
+        const long long start = clock64();
+        while (seen < t + 1) {  // the CL loads in flight together, one fence when they suffice
+          int low = T;
+          for (int q = 0; q < CL; ++q) low = min(low, load_relaxed(producer + q));
+          seen = low;
+          spin_guard(start);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");          // acquire what they published
+        asm volatile("fence.proxy.async.global;" ::: "memory");  // ... for TMA reads too
+      }
+      mbar_expect(&ring[slot], static_cast<unsigned>(nb * H * sizeof(float)));
+      const float* x = p.seq + ((static_cast<size_t>(layer - 1) * T + tt) * p.B + b0) * H;
+      if (rw == H) {  // rows back to back in both: one copy
+        bulk_load(dst, x, nb * H * sizeof(float), &ring[slot]);
+      } else {
+        for (int b = 0; b < nb; ++b)
+          bulk_load(dst + b * rw, x + static_cast<size_t>(b) * H, H * sizeof(float), &ring[slot]);
+      }
+    } else {
+      const unsigned bytes = static_cast<unsigned>(nb * G * HS * sizeof(float));
+      mbar_expect(&ring[slot], bytes);
+      bulk_load(dst, p.gx + ((static_cast<size_t>(dir * CL + rank) * T + tt) * p.B + b0) * G * HS,
+                bytes, &ring[slot]);
+    }
+  };
+  if (tid == 0)
+    for (int t = 0; t < min(slots, T); ++t) issue_input(t);
+
+  const int chunks = (nb + kChunk - 1) / kChunk;
+  const unsigned slice_bytes = static_cast<unsigned>(nb * HS * sizeof(float));
+  const int slice_vecs = nb * HS / 4;
+  unsigned full_phase = 0;  // bit b: parity of full[b]'s current phase
+#ifdef KFORGE_RNN_PROFILE
+  long long prof_acc[kPhases] = {};
+  long long prof_last = clock64();
+  const long long prof_begin = prof_last;
+#endif
+  for (int t = 0; t < T; ++t) {
+    const int tt = dir ? T - 1 - t : t;
+    const int cur = t & 1, nxt = cur ^ 1, slot = t % slots;
+    PROF_MARK(0);
+    const float* hcur = hbuf + cur * hsize;
+    float* hnxt = hbuf + nxt * hsize;
+    const float* xs = xring + slot * p.NBP * RW;
+    mbar_wait(&ring[slot], (t / slots) & 1);
+    for (int c = 0; c < chunks; ++c) {
+      float acc[4][kChunk];
+#pragma unroll
+      for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = 0; b < kChunk; ++b) acc[a][b] = 0.f;
+      // the input side first: it does not need h[t-1], so chunk 0's overlaps the exchange
+      if (in_kernel) accumulate<G, MC, true>(acc, wi, xs + c * kChunk * rw, xoff, rw);
+      if (c == 0 && t > 0) {
+        mbar_wait(&full[cur], (full_phase >> cur) & 1);
+        full_phase ^= 1u << cur;
+      }
+      if (c == 0) PROF_MARK(1);
+      accumulate<G, MC, false>(acc, wh, hcur + c * kChunk * HS, hoff, HS);
+      float gate[4];
+      reduce_unit(acc, gate, s);
+      const int b = c * kChunk + ((s >> 2) & 3);
+      if (owns && (s & 3) == 0 && b < nb) {
+        // input gates: in the accumulators plus b_ih (in-kernel), or the GEMM's row in the ring
+        float xin[4];
+        const float* xg = xs + b * rw + u;
+#pragma unroll
+        for (int g = 0; g < G; ++g) xin[g] = in_kernel ? bi[g] : xg[g * HS];
+        const float hprev = hcur[rank * SS + b * HS + u];
+        float h;
+        if constexpr (G == 3) {
+          const float r = sigm(gate[0] + bh[0] + xin[0]);
+          const float z = sigm(gate[1] + bh[1] + xin[1]);
+          const float n = tanh_(xin[2] + gate[3] + r * (gate[2] + bh[2]));  // gate[3]: W_in x
+          h = (1.f - z) * n + z * hprev;
+        } else {
+          const float ig = sigm(gate[0] + bh[0] + xin[0]);
+          const float fg = sigm(gate[1] + bh[1] + xin[1]);
+          const float gg = tanh_(gate[2] + bh[2] + xin[2]);
+          const float og = sigm(gate[3] + bh[3 % G] + xin[3 % G]);
+          const float cell = fg * cbuf[b * HS + u] + ig * gg;
+          cbuf[b * HS + u] = cell;
+          h = og * tanh_(cell);
+          if (t == T - 1) p.cn[(static_cast<size_t>(gdir) * p.B + b0 + b) * H + j] = cell;
+        }
+        hnxt[rank * SS + b * HS + u] = h;
+        // bulk copies read it through the async proxy
+        if (p.exchange) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      }
+    }
+    PROF_MARK(2);
+    __syncthreads();  // the slice of h[t] is complete in this CTA: push it to every peer
+    PROF_MARK(3);
+    const float* mine = hnxt + rank * SS;
+    if (CL > 1) {
+      if (tid == 0) mbar_expect(&full[nxt], (CL - 1) * slice_bytes);
+      if (p.exchange) {  // one copy per peer, the issuing spread over the warps
+        if (lane == 0)
+          for (int q = 1 + warp; q < CL; q += nthreads / 32)
+            bulk_push(mine, slice_bytes, &full[nxt], (rank + q) % CL);
+      } else {
+        for (int i = tid; i < (CL - 1) * slice_vecs; i += nthreads) {
+          const int peer = (rank + 1 + i / slice_vecs) % CL, v = i % slice_vecs;
+          push16(mine + 4 * v, reinterpret_cast<const float4*>(mine)[v], &full[nxt], peer);
+        }
+      }
+    }
+    PROF_MARK(4);
+    // the next layer may read h[0..t-1]: every thread stored them before the barrier above
+    if (publish && tid == 32 && t > 0 && t % publish_every == 0)
+      store_release(p.flags + static_cast<size_t>(grp) * kMaxCluster + rank, t);
+    // off the step's critical path: next inputs (slot t % slots was last read above the
+    // barrier), the slice to global memory
+    if (tid == 0 && t + slots < T) issue_input(t + slots);
+    for (int i = tid; i < nb * hs; i += nthreads) {
+      const int b = i / hs, uu = i % hs;
+      const float h = mine[b * HS + uu];
+      p.seq[((static_cast<size_t>(layer) * T + tt) * p.B + b0 + b) * p.D * H + dir * H +
+            rank * HS + uu] = h;
+      if (t == T - 1) p.hn[(static_cast<size_t>(gdir) * p.B + b0 + b) * H + rank * HS + uu] = h;
+    }
+    PROF_MARK(5);
+  }
+#ifdef KFORGE_RNN_PROFILE
+  prof_acc[7] = clock64() - prof_begin;
+  if (p.prof && (tid == 0 || tid == nthreads - 32)) {
+    long long* out = p.prof + ((static_cast<size_t>(grp) * CL + rank) * 2 + (tid != 0)) * kPhases;
+    for (int i = 0; i < kPhases; ++i) out[i] = prof_acc[i];
+  }
+#endif
+  __syncthreads();
+  if (publish && tid == 32) store_release(p.flags + static_cast<size_t>(grp) * kMaxCluster + rank, T);
+  // peers' copies of the last step land here: wait for them before anyone leaves
+  if (CL > 1 && T > 0) mbar_wait(&full[T & 1], (full_phase >> (T & 1)) & 1);
+  cluster.sync();
+}
+
+template <int G, int MC>
+cudaError_t launch(const Params& p, int groups, size_t smem, cudaStream_t stream,
+                   int* max_clusters) {
+  auto kernel = rnn_cluster_kernel<G, MC>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem));
   if (err != cudaSuccess) return err;
   err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   if (err != cudaSuccess) return err;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(cl, groups, 1);
-  config.blockDim = dim3(kThreads, 1, 1);
+  config.gridDim = dim3(p.CL, groups, 1);
+  config.blockDim = dim3(32 * ((p.HS + 1) / 2), 1, 1);
   config.dynamicSmemBytes = smem;
   config.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = cl;
+  attr[0].val.clusterDim.x = p.CL;
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   config.attrs = attr;
@@ -839,43 +951,37 @@ cudaError_t launch_nb(const Params& p, int cl, int groups, size_t smem, cudaStre
 }
 
 template <int G>
-cudaError_t launch_g(const Params& p, int nb, int cl, int groups, size_t smem,
-                     cudaStream_t stream, int* max_clusters) {
-  switch (nb) {
-    case 2: return launch_nb<G, 2>(p, cl, groups, smem, stream, max_clusters);
-    case 4: return launch_nb<G, 4>(p, cl, groups, smem, stream, max_clusters);
-    case 8: return launch_nb<G, 8>(p, cl, groups, smem, stream, max_clusters);
-    case 10: return launch_nb<G, 10>(p, cl, groups, smem, stream, max_clusters);
-    case 12: return launch_nb<G, 12>(p, cl, groups, smem, stream, max_clusters);
-    case 16: return launch_nb<G, 16>(p, cl, groups, smem, stream, max_clusters);
+cudaError_t launch_g(const Params& p, int mc, int groups, size_t smem, cudaStream_t stream,
+                     int* max_clusters) {
+  switch (mc) {
+    case 1: return launch<G, 1>(p, groups, smem, stream, max_clusters);
+    case 2: return launch<G, 2>(p, groups, smem, stream, max_clusters);
+    case 3: return launch<G, 3>(p, groups, smem, stream, max_clusters);
+    case 4: return launch<G, 4>(p, groups, smem, stream, max_clusters);
+    case 5: return launch<G, 5>(p, groups, smem, stream, max_clusters);
     default: return cudaErrorInvalidValue;
   }
 }
 
-int batch_block(int b) {
-  const int sizes[] = {2, 4, 8, 10, 12, 16};
-  for (int s : sizes)
-    if (b <= s) return s;
-  return 0;
-}
-
 }  // namespace
 
-// Launches (or, with query != 0, returns how many clusters fit at once: 0 = does not fit).
-// Returns a cudaError_t code for a launch; the cluster count for a query (negative = error).
-int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, int64_t wih,
-                        int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0,
-                        int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B,
-                        int64_t H, int64_t NL, int64_t D, int64_t lstm, int64_t cl,
-                        int64_t stream, int64_t query) {
+// Geometry shared with the host code (rnn_common.py computes the same): units per CTA
+// HS = 4 * ceil(H / 64), cluster size CL = ceil(H / HS) <= 16, column chunks per lane
+// MC = ceil(H / 64) <= 5.
+// Launches (query == 0; returns a cudaError_t code) or returns how many clusters of this
+// configuration fit on the GPU at once (query != 0; 0 = does not fit, negative = error).
+int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih,
+                        int64_t whh, int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn,
+                        int64_t cn, int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL,
+                        int64_t D, int64_t NBG, int64_t lstm, int64_t ring, int64_t publish,
+                        int64_t exchange,
+                        int64_t prof, int64_t stream, int64_t query) {
   const int G = lstm ? 4 : 3;
-  const int nb = batch_block(static_cast<int>(B));
-  if (nb == 0 || H % 4 != 0) return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
+  const int mc = static_cast<int>((H + 63) / 64);
+  if (H % 4 != 0 || mc > 5 || NBG < 1 || B < 1 || ring < 2 || ring > kMaxRing || publish < 1)
+    return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
   Params p;
   p.gx = reinterpret_cast<const float*>(gx);
-  p.gx_sd = gx_sd;
-  p.gx_st = gx_st;
-  p.gx_sb = gx_sb;
   p.wih = reinterpret_cast<const float*>(wih);
   p.bih = reinterpret_cast<const float*>(bih);
   p.whh = reinterpret_cast<const float*>(whh);
@@ -891,31 +997,37 @@ int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb,
   p.H = static_cast<int>(H);
   p.NL = static_cast<int>(NL);
   p.D = static_cast<int>(D);
-  p.HS = static_cast<int>((H + cl - 1) / cl);
-  p.HP = p.H + 4;  // row padding: lanes' 16-byte loads of different rows hit different banks
-  p.KC = ((p.H + kWarps - 1) / kWarps + 3) / 4 * 4;
-  p.R32 = (G * p.HS + 31) / 32 * 32;
-  if (p.R32 > 32 * kRowsPerLane) return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
-  const int nmat = NL > 1 ? 2 : 1;
-  const size_t floats = static_cast<size_t>(nmat) * p.R32 * p.HP + 3 * nb * p.HP +
-                        static_cast<size_t>(nmat) * kWarps * p.R32 * nb + G * p.HS * nb +
-                        p.HS * nb + 2 * G * p.HS;
+  p.NBG = static_cast<int>(NBG);
+  p.ring = static_cast<int>(ring);
+  p.publish = static_cast<int>(publish);
+  p.exchange = static_cast<int>(exchange);
+  p.prof = reinterpret_cast<long long*>(prof);
+  p.NB = static_cast<int>((B + NBG - 1) / NBG);
+  p.HS = 4 * mc;
+  p.CL = (p.H + p.HS - 1) / p.HS;
+  p.HP = 64 * mc;
+  p.NBP = (p.NB + kChunk - 1) / kChunk * kChunk;
+  // slice stride = 16 (mod 32) floats: the two slices one quarter-warp reads sit in different
+  // bank halves
+  p.SS = (p.NBP * p.HS + 15) / 32 * 32 + 16;
+  p.RW = NL > 1 ? p.HP : G * p.HS;
+  if (p.CL > kMaxCluster || (NL > 1 && D != 1))
+    return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
+  const size_t floats = 2 * static_cast<size_t>(p.CL + 1) * p.SS +
+                        static_cast<size_t>(p.ring) * p.NBP * p.RW + p.NBP * p.HS;
   const size_t smem = floats * sizeof(float);
   int device = 0, limit = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (smem > static_cast<size_t>(limit))
     return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
-  const int groups = static_cast<int>(NL * D);
+  const int groups = static_cast<int>(NL * D * NBG);
   auto s = reinterpret_cast<cudaStream_t>(stream);
-  if (query) {
-    int clusters = 0;
-    cudaError_t err = G == 4 ? launch_g<4>(p, nb, static_cast<int>(cl), groups, smem, s, &clusters)
-                             : launch_g<3>(p, nb, static_cast<int>(cl), groups, smem, s, &clusters);
-    return err == cudaSuccess ? clusters : -static_cast<int64_t>(err);
-  }
-  cudaError_t err = G == 4 ? launch_g<4>(p, nb, static_cast<int>(cl), groups, smem, s, nullptr)
-                           : launch_g<3>(p, nb, static_cast<int>(cl), groups, smem, s, nullptr);
+  int clusters = 0;
+  int* out = query ? &clusters : nullptr;
+  const cudaError_t err = G == 4 ? launch_g<4>(p, mc, groups, smem, s, out)
+                                 : launch_g<3>(p, mc, groups, smem, s, out);
+  if (query) return err == cudaSuccess ? clusters : -static_cast<int64_t>(err);
   return static_cast<int64_t>(err);
 }
 """

@@ -1,11 +1,11 @@
 """Fills the measured fields of the RNN library entries' meta.json from a bench JSON written by
 bench/bench_rnn_library.py --json (never by hand):
 
-    python3 library/rnn_src/fill_meta.py docs/bench/rnn_library_h100_20261121.json
+    python3 library/rnn_src/fill_meta.py docs/bench/rnn_library_h100_20261121b_part*.json
 
 `verified_shapes` lists every shape the run checked with both verdicts; `measurements` the
-timings. For bidirectional entries the default engine is the Triton kernel (see rnn_common.py),
-whose time comes from the run's engine sweep; the cluster kernel's row is kept, marked."""
+timings: the default engine's (the CUDA cluster kernel on Hopper), plus any Triton row from the
+run's engine sweep, marked as not the default."""
 
 import json
 import os
@@ -30,7 +30,6 @@ def main(path):
         meta_path = os.path.join(LIBRARY, record["entry"], "meta.json")
         with open(meta_path, encoding="utf-8") as handle:
             meta = json.load(handle)
-        bidirectional = meta["signature"]["bidirectional"]
         shapes = [{"shape": "task", **verdicts(record["verdict"]),
                    "max_abs_err_fp64": record["max_abs_err_fp64"],
                    "reference_err_fp64": record["reference_err_fp64"]}]
@@ -39,10 +38,10 @@ def main(path):
                    for other in record["other_shapes"]]
         med = record["median_ms"]
         engine = record["resources"].get("engine", "triton")
-        rows = [(engine, med["library"], not bidirectional)]
+        rows = [(engine, med["library"], True)]
         for row in record.get("sweep", []):
             if "ms" in row and row.get("engine") == "triton" and len(row) <= 7:
-                rows.append(("triton", row["ms"], bidirectional))
+                rows.append(("triton", row["ms"], False))
         measurements = []
         for name, ms, default in rows:
             measurements.append({
@@ -70,4 +69,5 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    for json_path in sys.argv[1:]:
+        main(json_path)

@@ -120,15 +120,13 @@ def meta(entry, old):
         "source": "candidate.py",
         "language": "cuda+triton",
         "description": (
-            f"bidirectional {family.upper()} stack: a persistent Triton kernel per layer, both "
-            f"directions side by side, hidden units split over 64 programs per direction that "
-            f"share h[t] through global memory and per-direction step counters; the CUDA cluster "
-            f"kernel is available (RNN_CONFIG engine 'cluster') but measured slower here"
-            if bi else
-            f"{family.upper()} stack: a persistent CUDA kernel, one thread-block cluster of 16 "
-            f"CTAs per layer, h[t] exchanged through distributed shared memory, all layers as one "
-            f"wavefront launch; the Triton kernel on CPU and where the cluster kernel does not "
-            f"fit"),
+            f"{'bidirectional ' if bi else ''}{family.upper()} stack: a persistent CUDA kernel, one "
+            f"thread-block cluster of 16 CTAs per "
+            + ("(layer, direction, group of 4 batch rows), one launch per layer"
+               if bi else "layer, all layers as one wavefront launch")
+            + "; weights in registers, h[t] exchanged through distributed shared memory on "
+              "mbarriers, inputs streamed by TMA; the Triton kernel on CPU and where the cluster "
+              "kernel does not fit"),
         "tasks": [task],
         "signature": {"type": family, "bidirectional": bi, "returns": returns,
                       "batch_first": batch_first, "has_fc": has_fc},

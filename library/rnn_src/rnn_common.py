@@ -1,6 +1,8 @@
 # ---- shared RNN kernels (library/rnn_src/rnn_common.py; copied verbatim into each candidate) ----
 #
-# One persistent Triton kernel runs the whole time loop of one or more stacked layers.
+# On Hopper the stack runs on the CUDA thread-block-cluster kernel (rnn_cluster.cu, below; host
+# side at the end of this file). Elsewhere, on CPU (TRITON_INTERPRET=1) and for shapes that
+# kernel does not take, one persistent Triton kernel runs the whole time loop of one or more stacked layers.
 # Programs split the hidden units: program `part` of group (layer, direction) owns units
 # [part*HSB, part*HSB + HSB) and keeps its slice of W_hh (and W_ih) in registers for all steps.
 # Each step needs the whole h[t-1] of its group, written by the group's other programs, so each
@@ -207,11 +209,18 @@ def _sm_count(device):
 # Tunables (None = automatic): use_dot = tl.dot (needs tiles >= 16) instead of a broadcast
 # reduction; hsb = hidden units per program; prec = tl.dot's input_precision ("ieee" is exact
 # fp32; "tf32x3" emulates fp32 on tensor cores with three TF32 products).
-# engine: "auto" (the CUDA cluster kernel for unidirectional stacks where it fits, else Triton),
-# "triton", "cluster", or "cluster_async" (mbarrier variant, not yet measured on a GPU).
+# engine: "auto" (the CUDA cluster kernel where it fits, else Triton), "triton" or "cluster";
+# batch_groups: clusters per (layer, direction), each on its own rows of the batch (None = as many
+# as fit, up to one per 4 rows); ring = input steps in flight per CTA (2..8), publish = steps
+# between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
+# to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
+# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel
+# work only: bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
-              "engine": "auto", "cluster_sizes": (16, 8)}
+              "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
+              "profile": False}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
+LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 
 
 def _plan(H, B, groups, device):
@@ -254,22 +263,22 @@ def _layer_params(rnn, layer, sfx, G, H, device):
 
 
 class _PackedWeights:
-    """Per-launch weight stacks, rebuilt only when a parameter changes (data pointer or version)."""
+    """Per-launch weight stacks, rebuilt only when a parameter or the layout changes."""
 
     def __init__(self):
         self.key = None
         self.launches = None
 
-    def get(self, rnn, lstm, chunks):
+    def get(self, rnn, lstm, chunks, geometry=None):
         params = list(rnn.parameters())
-        key = tuple((p.data_ptr(), p._version) for p in params) + (tuple(chunks),)
+        key = tuple((p.data_ptr(), p._version) for p in params) + (tuple(chunks), geometry)
         if key != self.key:
-            self.launches = [self._pack(rnn, lstm, l0, nl) for l0, nl in chunks]
+            self.launches = [self._pack(rnn, lstm, l0, nl, geometry) for l0, nl in chunks]
             self.key = key
         return self.launches
 
     @staticmethod
-    def _pack(rnn, lstm, l0, nl):
+    def _pack(rnn, lstm, l0, nl, geometry):
         G = 4 if lstm else 3
         H = rnn.hidden_size
         D = 2 if rnn.bidirectional else 1
@@ -278,8 +287,11 @@ class _PackedWeights:
         per = [[_layer_params(rnn, l, s, G, H, device) for s in sfxs] for l in range(l0, l0 + nl)]
         first = per[0]
         with torch.no_grad():
-            w_in = torch.cat([p[0] for p in first], 0).contiguous()       # [D*G*H, I]
-            b_in = torch.cat([p[2] for p in first], 0).contiguous()
+            w_in = torch.cat([p[0] for p in first], 0)       # [D*G*H, I]
+            b_in = torch.cat([p[2] for p in first], 0)
+            if geometry is not None:   # cluster engine: rows as [direction][rank][gate][unit]
+                w_in, b_in = _permute_gate_rows(w_in, b_in, D, G, H, *geometry)
+            w_in, b_in = w_in.contiguous(), b_in.contiguous()
             whh = torch.stack([torch.stack([p[1] for p in lp]) for lp in per]).contiguous()
             bhh = torch.stack([torch.stack([p[3] for p in lp]) for lp in per]).contiguous()
             if nl > 1:   # unidirectional only
@@ -290,14 +302,41 @@ class _PackedWeights:
         return w_in, b_in, wih, bih, whh, bhh
 
 
+def _permute_gate_rows(w_in, b_in, D, G, H, HS, CL):
+    """Rows g*H + unit of each direction's [G*H, I] block, reordered so that cluster rank r's
+    gates are one contiguous run: [direction][rank][gate][unit in slice]; zero rows pad units
+    past H."""
+    src = []
+    for d in range(D):
+        for r in range(CL):
+            for g in range(G):
+                for u in range(HS):
+                    unit = r * HS + u
+                    src.append(d * G * H + g * H + unit if unit < H else -1)
+    index = torch.tensor(src, device=w_in.device)
+    valid = index >= 0
+    w = torch.zeros(len(src), w_in.shape[1], device=w_in.device, dtype=w_in.dtype)
+    b = torch.zeros(len(src), device=w_in.device, dtype=w_in.dtype)
+    w[valid] = w_in[index[valid]]
+    b[valid] = b_in[index[valid]]
+    return w, b
+
+
 # ---- the CUDA cluster engine (GPU fast path; the Triton kernel is the CPU path and fallback) ----
 
-_CLUSTER = {"module": None, "error": None, "plans": {}, "async": None}
-_CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t gx_sd, int64_t gx_st, int64_t gx_sb, "
-                 "int64_t wih, int64_t bih, int64_t whh, int64_t bhh, int64_t h0, int64_t c0, "
-                 "int64_t seq, int64_t hn, int64_t cn, int64_t flags, int64_t T, int64_t B, "
-                 "int64_t H, int64_t NL, int64_t D, int64_t lstm, int64_t cl, int64_t stream, "
-                 "int64_t query);")
+_CLUSTER = {"module": None, "error": None, "plans": {}, "profile": False}
+_CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih, int64_t whh, "
+                 "int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn, int64_t cn, "
+                 "int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL, int64_t D, "
+                 "int64_t NBG, int64_t lstm, int64_t ring, int64_t publish, int64_t exchange, "
+                 "int64_t prof, int64_t stream, int64_t query);")
+MAX_CLUSTER_HIDDEN = 320   # the kernel keeps a unit's weight rows in registers: H <= 5 * 64
+
+
+def _cluster_geometry(H):
+    """(units per CTA, CTAs per cluster), as rnn_cluster.cu computes them."""
+    hs = 4 * ((H + 63) // 64)
+    return hs, (H + hs - 1) // hs
 
 
 def _cluster_source():
@@ -310,12 +349,9 @@ def _cluster_source():
 
 
 def _cluster_module():
-    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed).
-    Engine "cluster_async" builds the mbarrier variant instead (not yet measured on a GPU)."""
-    use_async = RNN_CONFIG["engine"] == "cluster_async"
-    if _CLUSTER["async"] is not None and _CLUSTER["async"] != use_async:
-        _CLUSTER.update(module=None, error=None, plans={})
-    _CLUSTER["async"] = use_async
+    """The compiled cluster kernel, or None (no CUDA toolchain, not Hopper, build failed)."""
+    if _CLUSTER["profile"] != bool(RNN_CONFIG["profile"]):
+        _CLUSTER.update(module=None, error=None, plans={}, profile=bool(RNN_CONFIG["profile"]))
     if _CLUSTER["module"] is None and _CLUSTER["error"] is None:
         try:
             if torch.cuda.get_device_capability()[0] < 9:
@@ -324,48 +360,51 @@ def _cluster_module():
             from torch.utils.cpp_extension import load_inline
             source = _cluster_source()
             digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+            profile = ["-DKFORGE_RNN_PROFILE"] if _CLUSTER["profile"] else []
             _CLUSTER["module"] = load_inline(
-                name=f"kforge_rnn_cluster_{digest}" + ("_async" if use_async else ""),
+                name=f"kforge_rnn_cluster_{digest}" + ("_profile" if profile else ""),
                 cpp_sources=_CLUSTER_DECL, cuda_sources=source, functions=["rnn_cluster_run"],
-                extra_cuda_cflags=["-O3"] + (["-DKFORGE_RNN_ASYNC"] if use_async else []),
-                verbose=False)
+                extra_cuda_cflags=["-O3", "-std=c++17"] + profile, verbose=False)
         except Exception as error:  # the Triton kernel takes over
             _CLUSTER["error"] = f"{type(error).__name__}: {error}"
     return _CLUSTER["module"]
 
 
-def _cluster_call(module, query, T, B, H, nl, D, lstm, cl, tensors=None, strides=(0, 0, 0)):
+def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tensors=None, prof=None):
     ptrs = [0] * 11 if tensors is None else [t.data_ptr() for t in tensors]
     stream = torch.cuda.current_stream().cuda_stream
-    return module.rnn_cluster_run(*ptrs[:1], *strides, *ptrs[1:], T, B, H, nl, D, int(lstm), cl,
-                                  stream, int(query))
+    exchange = RNN_CONFIG["exchange"]
+    if exchange is None:
+        exchange = 1 if nl > 1 else 0
+    return module.rnn_cluster_run(*ptrs, T, B, H, nl, D, nbg, int(lstm), RNN_CONFIG["ring"],
+                                  RNN_CONFIG["publish"], exchange,
+                                  0 if prof is None else prof.data_ptr(), stream, int(query))
 
 
 def _cluster_plan(L, D, B, H, lstm):
-    """(cluster size, layers per launch), or None when the cluster kernel cannot run this shape.
-    A unidirectional wavefront needs all its clusters resident at once (they wait on each other)."""
+    """(batch groups, layers per launch), or None when the cluster kernel cannot run this shape.
+    A unidirectional wavefront needs all its clusters resident at once (they wait on each
+    other); bidirectional launches (one layer each) only want their clusters to fit."""
     engine = RNN_CONFIG["engine"]
     if engine == "triton" or _interpreting() or not torch.cuda.is_available():
         return None
-    if engine == "auto" and D == 2:
-        # measured on H100 (docs/bench/rnn_library.md): for bidirectional stacks the Triton
-        # kernel (global step counters, 128 programs) beats this cluster kernel (11.7 vs 16.6 ms)
+    if H % 4 != 0 or H > MAX_CLUSTER_HIDDEN:
         return None
-    key = (L, D, B, H, lstm)
+    key = (L, D, B, H, lstm, RNN_CONFIG["batch_groups"])
     if key not in _CLUSTER["plans"]:
         module = _cluster_module()
         plan = None
-        for cl in RNN_CONFIG["cluster_sizes"]:
-            if module is None:
-                break
+        if module is not None:
+            wanted = RNN_CONFIG["batch_groups"]
+            most = min(B, (B + 3) // 4) if wanted is None else min(wanted, B)
             nl = L if D == 1 else 1
-            fit = _cluster_call(module, True, 1, B, H, nl, D, lstm, cl)
-            if D == 1 and 0 < fit < nl:
-                nl = max(fit, 1)
-                fit = _cluster_call(module, True, 1, B, H, nl, D, lstm, cl)
-            if fit >= (nl if D == 1 else 1):
-                plan = (cl, nl)
-                break
+            while plan is None and nl >= 1:
+                for nbg in range(most, 0, -1):
+                    fit = _cluster_call(module, True, 1, B, H, nl, D, nbg, lstm)
+                    if fit >= nl * D * nbg:
+                        plan = (nbg, nl)
+                        break
+                nl = nl - 1 if D == 1 else 0
         _CLUSTER["plans"][key] = plan
     return _CLUSTER["plans"][key]
 
@@ -391,7 +430,8 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     else:
         per_launch = 1
     chunks = [(l0, min(per_launch, L - l0)) for l0 in range(0, L, per_launch)]
-    launches = packed.get(rnn, lstm, chunks)
+    geometry = _cluster_geometry(H) if plan is not None else None
+    launches = packed.get(rnn, lstm, chunks, geometry)
 
     h0 = h0.contiguous().float()
     c0 = c0.contiguous().float() if lstm else h0
@@ -400,19 +440,31 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     inp, inp_batch_first = x, rnn.batch_first
     for (l0, nl), (w_in, b_in, wih, bih, whh, bhh) in zip(chunks, launches):
         i_size = inp.shape[-1]
-        gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
-        row = D * G * H
-        st, sb = (row, T * row) if inp_batch_first else (B * row, row)
+        if plan is not None:   # [D*CL][T][B][G*HS]: a CTA's gates for one step in one block
+            rows = (inp.transpose(0, 1) if inp_batch_first else inp).reshape(T * B, i_size)
+            gx = torch.addmm(b_in, rows, w_in.t())
+            gx = gx.view(T, B, -1, G * geometry[0]).permute(2, 0, 1, 3).contiguous()
+        else:
+            gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
+            row = gx.shape[1]
+            st, sb = (row, T * row) if inp_batch_first else (B * row, row)
         seq = torch.empty(nl, T, B, D * H, device=device, dtype=torch.float32)
-        cnt = torch.zeros(nl * D * 16, device=device, dtype=torch.int32)  # per-CTA (async)
         s0, s1 = l0 * D, (l0 + nl) * D
         if plan is not None:
-            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, lstm, plan[0],
+            nbg = plan[0]
+            flags = torch.zeros(nl * D * nbg * 16, device=device, dtype=torch.int32)
+            prof = None
+            if _CLUSTER["profile"]:
+                prof = torch.zeros(nl * D * nbg, _cluster_geometry(H)[1], 2, 8, device=device,
+                                   dtype=torch.int64)
+                LAST_PROFILE.append(prof)
+            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, nbg, lstm,
                                 [gx, wih, bih, whh, bhh, h0[s0:s1], c0[s0:s1], seq, hn[s0:s1],
-                                 cn[s0:s1], cnt], (G * H, st, sb))
+                                 cn[s0:s1], flags], prof)
             if err != 0:
                 raise RuntimeError(f"rnn cluster kernel launch failed: cudaError {err}")
         else:
+            cnt = torch.zeros(nl * D, device=device, dtype=torch.int32)
             hsb, p, bb, use_dot = _plan(H, B, nl * D, device)
             kernel = rnn_layers_kernel[(nl * D * p,)](
                 gx, G * H, st, sb, wih, bih, whh, bhh,

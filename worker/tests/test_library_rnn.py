@@ -104,3 +104,21 @@ def test_inspect_task_names_the_rnn_value_returned(task, value, tmp_path):
                          str(tmp_path))
     label = info["output_sources"][0]
     assert (label and label["value"]) == value
+
+
+def test_library_bench_runs_on_cpu(tmp_path):
+    """bench/bench_rnn_library.py in its CPU dry run (interpreter, tiny shapes): the GPU bench
+    once broke unnoticed when a worker helper's signature changed."""
+    import subprocess
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=os.path.join(REPO, "worker"))
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, os.path.join(REPO, "bench", "bench_rnn_library.py"),
+                          "--cpu-check", "--tasks", "40,38", "--json", str(out)],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    import json
+    tasks = json.loads(out.read_text())["tasks"]
+    assert set(tasks) == {"40_GRUHidden", "38_LSTMBidirectional"}
+    for record in tasks.values():
+        assert record["verdict"][1] == "pass"   # calibrated, against fp64
+        assert all(o["verdict"][1] == "pass" for o in record["other_shapes"])
