@@ -6,7 +6,8 @@ it shows where a stack's time goes (one layer's step cost vs the wavefront's cou
     python3 bench/bench_rnn_scaling.py [--cell gru|lstm|both] [--layers 1,2,6] [--batch 10]
         [--knobs ring=4,publish=4 ring=8,publish=8] [--bidirectional] [--profile]
 
-Each row: median of --trials forward calls (CUDA events, after warm-up), ms and us per
+Each row: median of --trials forward calls (the worker's timer: CUDA events, L2 flushed,
+after warm-up), ms and us per
 sequential step (layers x sequence for bidirectional stacks, sequence + layers - 1 for a
 unidirectional wavefront), and the max abs difference from cuDNN fp32 as a sanity check.
 --profile rebuilds the kernel with per-phase clocks and prints, per layer, the mean us per step
@@ -14,29 +15,21 @@ each phase took on thread 0 (which also issues the input copies) and on the last
 
 import argparse
 import os
-import statistics
 import sys
 
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "library", "rnn_src"))
+sys.path.insert(0, os.path.join(ROOT, "worker"))
 
 import rnn_common  # noqa: E402
+from kforge_worker.timing import time_interleaved  # noqa: E402
 
 
 def time_forward(fn, trials):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(trials):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    timing, _ = time_interleaved({"kernel": lambda inputs: fn}, [()], trials=trials, warmup=3)
+    return timing["kernel"]["median_ms"]
 
 
 def main():
@@ -106,7 +99,7 @@ def main():
                     print_profile(plan[0], args.seq, props.clock_rate)
 
 
-PHASES = ("issue", "wait", "hidden", "barrier", "push", "stores", "input", "total")
+PHASES = ("top", "wait", "compute", "barrier", "push", "tail", "total")  # rnn_cluster.cu kPhases
 
 
 def print_profile(batch_groups, seq, clock_khz):

@@ -224,6 +224,7 @@ RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "profile": False}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
+PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
 
 
 def _plan(H, B, groups, device):
@@ -458,7 +459,7 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
             flags = torch.zeros(nl * D * nbg * 16, device=device, dtype=torch.int32)
             prof = None
             if _CLUSTER["profile"]:
-                prof = torch.zeros(nl * D * nbg, _cluster_geometry(H)[1], 2, 8, device=device,
+                prof = torch.zeros(nl * D * nbg, geometry[1], 2, PROFILE_PHASES, device=device,
                                    dtype=torch.int64)
                 LAST_PROFILE.append(prof)
             err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, nbg, lstm,
@@ -531,7 +532,7 @@ constexpr int kMaxCluster = 16;
 // Phase clocks (built with -DKFORGE_RNN_PROFILE, bench/bench_rnn_scaling.py --profile): thread 0
 // and the last warp's lane 0 of every CTA add up the clocks each phase of a step takes.
 #ifdef KFORGE_RNN_PROFILE
-constexpr int kPhases = 8;  // top, wait, compute, barrier, push, tail, (unused), total
+constexpr int kPhases = 7;  // top, wait, compute, barrier, push, tail, total
 #define PROF_MARK(phase)                     \
   do {                                       \
     const long long now_ = clock64();        \
@@ -912,7 +913,7 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     PROF_MARK(5);
   }
 #ifdef KFORGE_RNN_PROFILE
-  prof_acc[7] = clock64() - prof_begin;
+  prof_acc[kPhases - 1] = clock64() - prof_begin;
   if (p.prof && (tid == 0 || tid == nthreads - 32)) {
     long long* out = p.prof + ((static_cast<size_t>(grp) * CL + rank) * 2 + (tid != 0)) * kPhases;
     for (int i = 0; i < kPhases; ++i) out[i] = prof_acc[i];

@@ -44,7 +44,7 @@ constexpr int kMaxCluster = 16;
 // Phase clocks (built with -DKFORGE_RNN_PROFILE, bench/bench_rnn_scaling.py --profile): thread 0
 // and the last warp's lane 0 of every CTA add up the clocks each phase of a step takes.
 #ifdef KFORGE_RNN_PROFILE
-constexpr int kPhases = 8;  // top, wait, compute, barrier, push, tail, (unused), total
+constexpr int kPhases = 7;  // top, wait, compute, barrier, push, tail, total
 #define PROF_MARK(phase)                     \
   do {                                       \
     const long long now_ = clock64();        \
@@ -425,7 +425,7 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     PROF_MARK(5);
   }
 #ifdef KFORGE_RNN_PROFILE
-  prof_acc[7] = clock64() - prof_begin;
+  prof_acc[kPhases - 1] = clock64() - prof_begin;
   if (p.prof && (tid == 0 || tid == nthreads - 32)) {
     long long* out = p.prof + ((static_cast<size_t>(grp) * CL + rank) * 2 + (tid != 0)) * kPhases;
     for (int i = 0; i < kPhases; ++i) out[i] = prof_acc[i];

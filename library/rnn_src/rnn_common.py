@@ -221,6 +221,7 @@ RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "profile": False}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
+PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
 
 
 def _plan(H, B, groups, device):
@@ -455,7 +456,7 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
             flags = torch.zeros(nl * D * nbg * 16, device=device, dtype=torch.int32)
             prof = None
             if _CLUSTER["profile"]:
-                prof = torch.zeros(nl * D * nbg, _cluster_geometry(H)[1], 2, 8, device=device,
+                prof = torch.zeros(nl * D * nbg, geometry[1], 2, PROFILE_PHASES, device=device,
                                    dtype=torch.int64)
                 LAST_PROFILE.append(prof)
             err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, nbg, lstm,
