@@ -62,7 +62,10 @@ def resources(module):
     cluster = getattr(module, "_CLUSTER", {})
     if cluster.get("plans") and any(cluster["plans"].values()) and \
             module.RNN_CONFIG.get("engine") != "triton":
-        return {"engine": "cluster", "plans": {str(k): v for k, v in cluster["plans"].items()}}
+        gemm_error = getattr(module, "_GEMM", {}).get("error")
+        return {"engine": "cluster", "plans": {str(k): v for k, v in cluster["plans"].items()},
+                "input_gemm": "addmm (fallback: %s)" % gemm_error if gemm_error
+                else module.RNN_CONFIG.get("gemm")}
     kernel = module.LAST_KERNEL[0] if module.LAST_KERNEL else None
     if kernel is None:
         return {}

@@ -4,7 +4,8 @@ shapes (hidden 256, input 128, sequence 512, batch 10) unless told otherwise. Fo
 it shows where a stack's time goes (one layer's step cost vs the wavefront's coupling).
 
     python3 bench/bench_rnn_scaling.py [--cell gru|lstm|both] [--layers 1,2,6] [--batch 10]
-        [--knobs ring=4,publish=4 ring=8,publish=8] [--bidirectional] [--profile]
+        [--knobs ring=4,publish=4 parts=1 gemm=torch gemm_tile=128x64x32x4x3] [--bidirectional]
+        [--profile]
 
 Each row: median of --trials forward calls (the worker's timer: CUDA events, L2 flushed,
 after warm-up), ms and us per
@@ -32,6 +33,15 @@ def time_forward(fn, trials):
     return timing["kernel"]["median_ms"]
 
 
+def knob_value(text):
+    """'4' -> 4, '128x64x32x4x3' -> (128, 64, 32, 4, 3) (gemm_tile), else the string (gemm)."""
+    if text.isdigit():
+        return int(text)
+    if all(part.isdigit() for part in text.split("x")):
+        return tuple(int(part) for part in text.split("x"))
+    return text
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cell", default="both")
@@ -44,13 +54,15 @@ def main():
     parser.add_argument("--bidirectional", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--knobs", nargs="*", default=["ring=4,publish=4"],
-                        help="RNN_CONFIG settings per row group, e.g. ring=8,publish=2")
+                        help="RNN_CONFIG settings per row group, e.g. ring=8,publish=2 or "
+                             "gemm=torch; each group starts from the defaults")
     args = parser.parse_args()
     props = torch.cuda.get_device_properties(0)
     print(f"device: {props.name}; torch {torch.__version__}; hidden {args.hidden}, input "
           f"{args.input}, sequence {args.seq}, batch {args.batch}, "
           f"{'bidirectional' if args.bidirectional else 'unidirectional'}")
     rnn_common.RNN_CONFIG["profile"] = args.profile
+    defaults = dict(rnn_common.RNN_CONFIG)
     rnn_common._cluster_module()
     if rnn_common._CLUSTER["error"]:
         sys.exit(f"cluster kernel unavailable: {rnn_common._CLUSTER['error']}")
@@ -72,7 +84,8 @@ def main():
             steps = layers * args.seq if D == 2 else args.seq + layers - 1
             for knobs in args.knobs:
                 settings = dict(item.split("=") for item in knobs.split(","))
-                rnn_common.RNN_CONFIG.update({k: int(v) for k, v in settings.items()})
+                rnn_common.RNN_CONFIG.update(defaults)
+                rnn_common.RNN_CONFIG.update({k: knob_value(v) for k, v in settings.items()})
                 rnn_common._CLUSTER["plans"].clear()
                 packed = rnn_common._PackedWeights()
 
@@ -91,6 +104,8 @@ def main():
                 plan = rnn_common._cluster_plan(layers, D, args.batch, args.hidden, lstm)
                 print(f"| {cell} | {layers} | {knobs} | {plan} | {ms:.3f} | "
                       f"{1000 * ms / steps:.2f} | {diff:.1e} |", flush=True)
+                if rnn_common._GEMM["error"]:
+                    sys.exit(f"input GEMM fell back to addmm: {rnn_common._GEMM['error']}")
                 if args.profile:
                     rnn_common.LAST_PROFILE.clear()
                     with torch.no_grad():

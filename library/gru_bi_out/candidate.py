@@ -197,6 +197,44 @@ def rnn_layers_kernel(
         tl.store(cn_ptr + st_off, c, mask=smask)
 
 
+@triton.jit
+def input_gates_kernel(x_ptr, sx_t, sx_b, w_ptr, b_ptr, out_ptr, M, N, B, GHS, K: tl.constexpr,
+                       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                       GROUP: tl.constexpr, PREC: tl.constexpr):
+    """The cluster engine's input projection, out = x @ w.T + b, stored straight in the layout
+    the kernel streams: column n of row r = t*B + b goes to out[n // GHS][r][n % GHS] (GHS = a
+    CTA's gates x units), so no permute copy follows. x rows are (t, b) at any strides (batch
+    first or not, no transpose copy); w is [N, K]. PREC "tf32x3": three TF32 tensor-core products
+    per term (within ~1e-6 relative of fp32, against ~50 TFLOPS of fp32 FMA)."""
+    pid = tl.program_id(0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    # GROUP row blocks share their column blocks of w while they sit in L2
+    width = GROUP * grid_n
+    first_m = (pid // width) * GROUP
+    rows_in_group = tl.minimum(grid_m - first_m, GROUP)
+    pid_m = first_m + (pid % width) % rows_in_group
+    pid_n = (pid % width) // rows_in_group
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    mm = rm < M
+    nm = rn < N
+    a_ptrs = x_ptr + ((rm // B) * sx_t + (rm % B) * sx_b)[:, None] + rk[None, :]
+    w_ptrs = w_ptr + rn[None, :] * K + rk[:, None]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):             # K constexpr: the interpreter cannot range over a tensor
+        km = rk + k < K
+        a = tl.load(a_ptrs, mask=mm[:, None] & km[None, :], other=0.0)
+        w = tl.load(w_ptrs, mask=km[:, None] & nm[None, :], other=0.0)
+        acc = tl.dot(a, w, acc, input_precision=PREC)
+        a_ptrs += BK
+        w_ptrs += BK
+    acc += tl.load(b_ptr + rn, mask=nm, other=0.0)[None, :]
+    out = (rn // GHS)[None, :] * (M * GHS) + rm[:, None] * GHS + (rn % GHS)[None, :]
+    tl.store(out_ptr + out, acc, mask=mm[:, None] & nm[None, :])
+
+
 # ---- host side ----
 
 def _interpreting():
@@ -217,11 +255,15 @@ def _sm_count(device):
 # as fit, up to one per 4 rows); ring = input steps in flight per CTA (2..8), publish = steps
 # between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
 # to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
-# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel
-# work only: bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
+# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel work only:
+# bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
+# gemm = the cluster engine's input projection: "tf32x3" or "ieee" (input_gates_kernel, with that
+# tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
+# gemm_tile = its (BM, BN, BK, num_warps, num_stages); graph = replay the cluster path's launches
+# from a CUDA graph (rnn_forward).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
-              "profile": False}
+              "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3), "graph": True}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
@@ -272,6 +314,7 @@ class _PackedWeights:
     def __init__(self):
         self.key = None
         self.launches = None
+        self.graph = None   # rnn_forward's CUDA graph: (key, graph, static inputs, outputs)
 
     def get(self, rnn, lstm, chunks, geometry=None):
         params = list(rnn.parameters())
@@ -413,15 +456,95 @@ def _cluster_plan(L, D, B, H, lstm):
     return _CLUSTER["plans"][key]
 
 
+_GEMM = {"error": None}   # input_gates_kernel failed to build or launch: addmm from then on
+
+
+def cluster_input_gates(inp, batch_first, w_in, b_in, ghs):
+    """inp ([B, T, I] if batch_first else [T, B, I]) @ w_in.T + b_in, laid out [N // ghs][T][B][ghs]
+    (N = w_in rows) as the cluster kernel streams it: by RNN_CONFIG["gemm"]."""
+    if inp.stride(-1) != 1:
+        inp = inp.contiguous()
+    T, B = (inp.shape[1], inp.shape[0]) if batch_first else (inp.shape[0], inp.shape[1])
+    st, sb = (inp.stride(1), inp.stride(0)) if batch_first else (inp.stride(0), inp.stride(1))
+    N, K = w_in.shape
+    if RNN_CONFIG["gemm"] != "torch" and _GEMM["error"] is None:
+        gx = torch.empty(N // ghs, T, B, ghs, device=inp.device, dtype=torch.float32)
+        bm, bn, bk, warps, stages = RNN_CONFIG["gemm_tile"]
+        grid = (triton.cdiv(T * B, bm) * triton.cdiv(N, bn),)
+        try:
+            input_gates_kernel[grid](inp, st, sb, w_in, b_in, gx, T * B, N, B, ghs, K=K, BM=bm,
+                                     BN=bn, BK=bk, GROUP=8, PREC=RNN_CONFIG["gemm"],
+                                     num_warps=warps, num_stages=stages)
+            return gx
+        except Exception as error:  # e.g. a Triton build without this precision: addmm
+            _GEMM["error"] = f"{type(error).__name__}: {error}"
+    rows = (inp.transpose(0, 1) if batch_first else inp).reshape(T * B, K)
+    gx = torch.addmm(b_in, rows, w_in.t())
+    return gx.view(T, B, N // ghs, ghs).permute(2, 0, 1, 3).contiguous()
+
+
+_GRAPH = {"error": None}   # capturing the cluster path failed once: launch it eagerly from then on
+
+
 def rnn_forward(rnn, packed, x, h0, c0, lstm):
     """Runs `rnn` (an nn.GRU/nn.LSTM holding the parameters, never called) on x.
-    Returns (output in the module's layout, h_n, c_n or None)."""
+    Returns (output in the module's layout, h_n, c_n or None).
+
+    On the cluster engine the launches (input GEMM, flag reset, cluster kernel, per layer for
+    bidirectional stacks) are replayed from a CUDA graph captured on the first call of a shape:
+    launched one by one from Python, the GPU waited ~0.2 ms on the host between them (H100,
+    bench/profile_rnn_candidate.py). The call copies its inputs into the graph's, replays, and
+    returns copies of the outputs, so results never alias between calls."""
+    x = x.contiguous().float()
+    h0 = h0.contiguous().float()
+    c0 = c0.contiguous().float() if lstm else h0
+    if (RNN_CONFIG["graph"] and x.is_cuda and not RNN_CONFIG["profile"] and _GRAPH["error"] is None
+            and not torch.cuda.is_current_stream_capturing()):
+        B = x.shape[0] if rnn.batch_first else x.shape[1]
+        D = 2 if rnn.bidirectional else 1
+        if _cluster_plan(rnn.num_layers, D, B, rnn.hidden_size, lstm) is not None:
+            return _graph_replay(rnn, packed, x, h0, c0, lstm)
+    return _run_stack(rnn, packed, x, h0, c0, lstm)
+
+
+def _graph_replay(rnn, packed, x, h0, c0, lstm):
+    """rnn_forward through the CUDA graph cached in `packed` (captured again when the shapes,
+    the parameters or RNN_CONFIG change)."""
+    # everything here runs while the GPU idles: keep it to attribute reads (nn.RNNBase keeps
+    # _flat_weights current when a parameter is replaced; _version counts in-place updates)
+    weights = getattr(rnn, "_flat_weights", None) or list(rnn.parameters())
+    key = (x.shape, h0.shape, lstm, x.device, tuple(RNN_CONFIG.values()),
+           tuple((w.data_ptr(), w._version) for w in weights))
+    if packed.graph is None or packed.graph[0] != key:
+        packed.graph = None
+        static = (x.clone(), h0.clone(), c0.clone() if lstm else None)
+        args = (static[0], static[1], static[2] if lstm else static[1])
+        _run_stack(rnn, packed, *args, lstm)   # outside the capture: builds, plans, packs
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph):
+                outputs = _run_stack(rnn, packed, *args, lstm)
+        except Exception as error:  # e.g. a driver that refuses to capture a cluster launch
+            _GRAPH["error"] = f"{type(error).__name__}: {error}"
+            return _run_stack(rnn, packed, x, h0, c0, lstm)
+        packed.graph = (key, graph, static, outputs)
+    _, graph, static, outputs = packed.graph
+    if lstm:   # one launch for the three copies
+        torch._foreach_copy_(list(static), [x, h0, c0])
+    else:
+        torch._foreach_copy_(list(static[:2]), [x, h0])
+    graph.replay()
+    return tuple(None if out is None else out.clone() for out in outputs)
+
+
+def _run_stack(rnn, packed, x, h0, c0, lstm):
+    """rnn_forward's launches, on contiguous fp32 inputs."""
     H = rnn.hidden_size
     L = rnn.num_layers
     D = 2 if rnn.bidirectional else 1
     G = 4 if lstm else 3
     device = x.device
-    x = x.contiguous().float()
     if rnn.batch_first:
         B, T = x.shape[0], x.shape[1]
     else:
@@ -437,17 +560,13 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     geometry = _cluster_geometry(H) if plan is not None else None
     launches = packed.get(rnn, lstm, chunks, geometry)
 
-    h0 = h0.contiguous().float()
-    c0 = c0.contiguous().float() if lstm else h0
     hn = torch.empty(L * D, B, H, device=device, dtype=torch.float32)
     cn = torch.empty(L * D, B, H, device=device, dtype=torch.float32) if lstm else hn
     inp, inp_batch_first = x, rnn.batch_first
     for (l0, nl), (w_in, b_in, wih, bih, whh, bhh) in zip(chunks, launches):
         i_size = inp.shape[-1]
         if plan is not None:   # [D*CL][T][B][G*HS]: a CTA's gates for one step in one block
-            rows = (inp.transpose(0, 1) if inp_batch_first else inp).reshape(T * B, i_size)
-            gx = torch.addmm(b_in, rows, w_in.t())
-            gx = gx.view(T, B, -1, G * geometry[0]).permute(2, 0, 1, 3).contiguous()
+            gx = cluster_input_gates(inp, inp_batch_first, w_in, b_in, G * geometry[0])
         else:
             gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
             row = gx.shape[1]
@@ -495,8 +614,12 @@ RNN_CLUSTER_CU = r"""// Hopper thread-block-cluster kernel for stacked GRU/LSTM 
 // in-kernel layers) at columns k = 4*(s + 16*m) + i. A step is 16 lanes x G rows x MC float4
 // chunks of FMAs against h[t-1] in shared memory, then a shuffle reduction that leaves each
 // (unit, batch) pair's gate sums in one lane, which applies the nonlinearity. fp32 FMAs, no
-// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 4 at a time (a chunk); a
-// bidirectional launch splits the batch over clusters so each has one chunk.
+// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 8, 4 or 2 to a pass (B = 10:
+// 8 + 2), each pass one FMA block, one 4-level shuffle reduction and one epilogue: the step is a
+// latency chain per pass, so fewer, wider passes are faster (H100: 4.2 us/step for a 6-layer
+// LSTM wavefront with 8 + 2, against 6.0 with 4 + 4 + 2). A bidirectional launch splits the batch
+// over clusters so each has one pass of up to 4 rows. Sending h[t] in pieces, one per pass so
+// that a piece's exchange overlaps the next pass, measured slower (7.3 against 6.0 us/step).
 //
 // Exchange, with no cluster barrier per step (a cluster barrier compiles to a GPU-scope membar and
 // an L1 flush per thread, ~3.5 us a step on H100): each CTA writes its slice of h[t] into its own
@@ -526,7 +649,8 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kSplit = 16;      // lanes per hidden unit, each summing its own columns
-constexpr int kChunk = 4;       // batch rows per accumulation pass
+constexpr int kChunk = 4;       // batch rows are padded to a multiple of this; a pass takes 8, 4
+                                // or 2 of them (reduce_unit<R>)
 constexpr int kMaxRing = 8;     // input slots (Params::ring): copies issued ring-1 steps ahead
 constexpr int kMaxCluster = 16;
 // Phase clocks (built with -DKFORGE_RNN_PROFILE, bench/bench_rnn_scaling.py --profile): thread 0
@@ -568,10 +692,16 @@ struct Params {
   long long* prof;              // KFORGE_RNN_PROFILE builds: [groups][CL][2][kPhases] clocks
 };
 
-// MUFU exp and a correctly rounded reciprocal: the step's epilogue is a latency chain, and these
-// stay within ~1e-6 relative of the IEEE versions (checked against fp64 by the bench).
-__device__ __forceinline__ float sigm(float x) { return __frcp_rn(1.f + __expf(-x)); }
-__device__ __forceinline__ float tanh_(float x) { return 1.f - 2.f * __frcp_rn(1.f + __expf(2.f * x)); }
+// MUFU exp and reciprocal (one instruction each; __frcp_rn adds a Newton step and a slow-path
+// branch): the step's epilogue is a latency chain, and these stay within ~1e-6 relative of the
+// IEEE versions (checked against fp64 by the bench). 1 + exp >= 1: no denormal or zero input.
+__device__ __forceinline__ float rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ float sigm(float x) { return rcp(1.f + __expf(-x)); }
+__device__ __forceinline__ float tanh_(float x) { return 1.f - 2.f * rcp(1.f + __expf(2.f * x)); }
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -654,15 +784,16 @@ __device__ __forceinline__ void store_release(int* p, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
 }
 
-// acc[a][b] += sum over this lane's columns of w[g] * src row b (b < kChunk), a = gate slot
-// (GRU's input-side n gate has its own slot, 3, because r multiplies only the hidden side).
-template <int G, int MC, bool INPUT_SIDE>
-__device__ __forceinline__ void accumulate(float (&acc)[4][kChunk], const float4 (&w)[G][MC],
+// acc[a][b] += sum over this lane's columns of w[g] * src row b (b < R rows of the chunk), a =
+// gate slot (GRU's input-side n gate has its own slot, 3, because r multiplies only the hidden
+// side).
+template <int G, int MC, bool INPUT_SIDE, int R>
+__device__ __forceinline__ void accumulate(float (&acc)[4][R], const float4 (&w)[G][MC],
                                            const float* src, const int (&off)[MC], int stride) {
 #pragma unroll
   for (int m = 0; m < MC; ++m) {
 #pragma unroll
-    for (int b = 0; b < kChunk; ++b) {
+    for (int b = 0; b < R; ++b) {
       const float4 v = *reinterpret_cast<const float4*>(src + off[m] + b * stride);
 #pragma unroll
       for (int g = 0; g < G; ++g) {
@@ -678,33 +809,50 @@ __device__ __forceinline__ void accumulate(float (&acc)[4][kChunk], const float4
   }
 }
 
-// Sums acc over the 16 lanes of a unit. Afterwards lane s holds, in out[a], the totals of batch
-// row (s >> 2) & 3 of the chunk (the 4 lanes s & 3 = 0..3 hold the same values).
-__device__ __forceinline__ void reduce_unit(const float (&acc)[4][kChunk], float (&out)[4], int s) {
-  const bool hi8 = (s >> 3) & 1, hi4 = (s >> 2) & 1;
-  float keep[4][2];
-#pragma unroll
-  for (int a = 0; a < 4; ++a)
-#pragma unroll
-    for (int b = 0; b < 2; ++b) {  // lanes with bit 3 keep rows 2,3, the others rows 0,1
-      const float mine = hi8 ? acc[a][2 + b] : acc[a][b];
-      const float send = hi8 ? acc[a][b] : acc[a][2 + b];
-      keep[a][b] = mine + __shfl_xor_sync(0xffffffffu, send, 8);
-    }
-#pragma unroll
-  for (int a = 0; a < 4; ++a) {  // bit 2 picks one of the two rows
-    const float mine = hi4 ? keep[a][1] : keep[a][0];
-    const float send = hi4 ? keep[a][0] : keep[a][1];
-    float v = mine + __shfl_xor_sync(0xffffffffu, send, 4);
-    v += __shfl_xor_sync(0xffffffffu, v, 2);
-    v += __shfl_xor_sync(0xffffffffu, v, 1);
-    out[a] = v;
-  }
+// Sums acc over the 16 lanes of a unit, R = 8, 4 or 2 batch rows. The first log2(R) butterfly
+// levels split the rows between the two halves (each lane keeps half of what it has and sends the
+// other half), the rest sum: afterwards lane s holds, in out[a], the totals of the pass's row
+// reduced_row<R>(s), as do the 16/R lanes that differ from it in the low bits; owner<R>(s) picks
+// one of them. Shuffles: 32 for 8 rows, 20 for 4, 16 for 2, in 4 dependent levels.
+template <int R>
+__device__ __forceinline__ int reduced_row(int s) {
+  return (s >> (R == 8 ? 1 : R == 4 ? 2 : 3)) & (R - 1);
 }
+template <int R>
+__device__ __forceinline__ bool owner(int s) {
+  return (s & (16 / R - 1)) == 0;
+}
+
+template <int R>
+__device__ __forceinline__ void reduce_unit(float (&v)[4][R], float (&out)[4], int s) {
+#pragma unroll
+  for (int half = R / 2, off = 8; half >= 1; half /= 2, off /= 2) {
+    const bool hi = (s & off) != 0;  // the upper half of the rows stays here
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+      for (int b = 0; b < half; ++b) {
+        const float mine = hi ? v[a][half + b] : v[a][b];
+        const float send = hi ? v[a][b] : v[a][half + b];
+        v[a][b] = mine + __shfl_xor_sync(0xffffffffu, send, off);
+      }
+  }
+#pragma unroll
+  for (int off = 8 / R; off >= 1; off /= 2)
+#pragma unroll
+    for (int a = 0; a < 4; ++a) v[a][0] += __shfl_xor_sync(0xffffffffu, v[a][0], off);
+#pragma unroll
+  for (int a = 0; a < 4; ++a) out[a] = v[a][0];
+}
+
+template <int R>
+struct Rows {
+  static constexpr int value = R;
+};
 
 template <int G, int MC>
 __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
-  __shared__ alignas(8) unsigned long long full[2];      // h[t] complete, by buffer
+  __shared__ alignas(8) unsigned long long full[2];          // h[t] complete, by buffer
   __shared__ alignas(8) unsigned long long ring[kMaxRing];  // input slot filled
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
@@ -817,7 +965,6 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
   if (tid == 0)
     for (int t = 0; t < min(slots, T); ++t) issue_input(t);
 
-  const int chunks = (nb + kChunk - 1) / kChunk;
   const unsigned slice_bytes = static_cast<unsigned>(nb * HS * sizeof(float));
   const int slice_vecs = nb * HS / 4;
   unsigned full_phase = 0;  // bit b: parity of full[b]'s current phase
@@ -834,49 +981,72 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     float* hnxt = hbuf + nxt * hsize;
     const float* xs = xring + slot * p.NBP * RW;
     mbar_wait(&ring[slot], (t / slots) & 1);
-    for (int c = 0; c < chunks; ++c) {
-      float acc[4][kChunk];
+
+    // one pass over R batch rows from r0: gate sums, then the cell update of this CTA's units
+    // into hnxt (the first pass first waits for h[t-1])
+    auto pass = [&](auto rows, int r0) {
+      constexpr int R = decltype(rows)::value;
+      float acc[4][R];
 #pragma unroll
       for (int a = 0; a < 4; ++a)
 #pragma unroll
-        for (int b = 0; b < kChunk; ++b) acc[a][b] = 0.f;
-      // the input side first: it does not need h[t-1], so chunk 0's overlaps the exchange
-      if (in_kernel) accumulate<G, MC, true>(acc, wi, xs + c * kChunk * rw, xoff, rw);
-      if (c == 0 && t > 0) {
+        for (int b = 0; b < R; ++b) acc[a][b] = 0.f;
+      // the input side first: it does not need h[t-1], so the first pass's overlaps the exchange
+      if (in_kernel) accumulate<G, MC, true, R>(acc, wi, xs + r0 * rw, xoff, rw);
+      if (r0 == 0 && t > 0) {
+        PROF_MARK(2);
         mbar_wait(&full[cur], (full_phase >> cur) & 1);
         full_phase ^= 1u << cur;
+        PROF_MARK(1);
       }
-      if (c == 0) PROF_MARK(1);
-      accumulate<G, MC, false>(acc, wh, hcur + c * kChunk * HS, hoff, HS);
+      accumulate<G, MC, false, R>(acc, wh, hcur + r0 * HS, hoff, HS);
       float gate[4];
       reduce_unit(acc, gate, s);
-      const int b = c * kChunk + ((s >> 2) & 3);
-      if (owns && (s & 3) == 0 && b < nb) {
-        // input gates: in the accumulators plus b_ih (in-kernel), or the GEMM's row in the ring
-        float xin[4];
-        const float* xg = xs + b * rw + u;
+      // every lane computes its row's update (no divergent branch in the chain); one stores it
+      const int b = r0 + reduced_row<R>(s);  // < NBP: rows are padded, never out of bounds
+      const bool store = owns && owner<R>(s) && b < nb;
+      // input gates: in the accumulators plus b_ih (in-kernel), or the GEMM's row in the ring
+      float xin[4];
+      const float* xg = xs + b * rw + u;
 #pragma unroll
-        for (int g = 0; g < G; ++g) xin[g] = in_kernel ? bi[g] : xg[g * HS];
+      for (int g = 0; g < G; ++g) xin[g] = in_kernel ? bi[g] : xg[g * HS];
+      float h;
+      if constexpr (G == 3) {
         const float hprev = hcur[rank * SS + b * HS + u];
-        float h;
-        if constexpr (G == 3) {
-          const float r = sigm(gate[0] + bh[0] + xin[0]);
-          const float z = sigm(gate[1] + bh[1] + xin[1]);
-          const float n = tanh_(xin[2] + gate[3] + r * (gate[2] + bh[2]));  // gate[3]: W_in x
-          h = (1.f - z) * n + z * hprev;
-        } else {
-          const float ig = sigm(gate[0] + bh[0] + xin[0]);
-          const float fg = sigm(gate[1] + bh[1] + xin[1]);
-          const float gg = tanh_(gate[2] + bh[2] + xin[2]);
-          const float og = sigm(gate[3] + bh[3 % G] + xin[3 % G]);
-          const float cell = fg * cbuf[b * HS + u] + ig * gg;
+        const float r = sigm(gate[0] + bh[0] + xin[0]);
+        const float z = sigm(gate[1] + bh[1] + xin[1]);
+        const float n = tanh_(xin[2] + gate[3] + r * (gate[2] + bh[2]));  // gate[3]: W_in x
+        h = (1.f - z) * n + z * hprev;
+      } else {
+        const float ig = sigm(gate[0] + bh[0] + xin[0]);
+        const float fg = sigm(gate[1] + bh[1] + xin[1]);
+        const float gg = tanh_(gate[2] + bh[2] + xin[2]);
+        const float og = sigm(gate[3] + bh[3 % G] + xin[3 % G]);
+        const float cell = fg * cbuf[b * HS + u] + ig * gg;
+        h = og * tanh_(cell);
+        if (store) {
           cbuf[b * HS + u] = cell;
-          h = og * tanh_(cell);
           if (t == T - 1) p.cn[(static_cast<size_t>(gdir) * p.B + b0 + b) * H + j] = cell;
         }
+      }
+      if (store) {
         hnxt[rank * SS + b * HS + u] = h;
         // bulk copies read it through the async proxy
         if (p.exchange) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      }
+    };
+    // 8 rows a pass while more than 4 remain, then 4, then 2: B = 10 is two passes (8 + 2)
+    for (int r0 = 0; r0 < nb;) {
+      const int left = nb - r0;
+      if (left > 4) {
+        pass(Rows<8>{}, r0);
+        r0 += 8;
+      } else if (left > 2) {
+        pass(Rows<4>{}, r0);
+        r0 += 4;
+      } else {
+        pass(Rows<2>{}, r0);
+        r0 += 2;
       }
     }
     PROF_MARK(2);

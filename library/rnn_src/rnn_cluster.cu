@@ -7,8 +7,12 @@
 // in-kernel layers) at columns k = 4*(s + 16*m) + i. A step is 16 lanes x G rows x MC float4
 // chunks of FMAs against h[t-1] in shared memory, then a shuffle reduction that leaves each
 // (unit, batch) pair's gate sums in one lane, which applies the nonlinearity. fp32 FMAs, no
-// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 4 at a time (a chunk); a
-// bidirectional launch splits the batch over clusters so each has one chunk.
+// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 8, 4 or 2 to a pass (B = 10:
+// 8 + 2), each pass one FMA block, one 4-level shuffle reduction and one epilogue: the step is a
+// latency chain per pass, so fewer, wider passes are faster (H100: 4.2 us/step for a 6-layer
+// LSTM wavefront with 8 + 2, against 6.0 with 4 + 4 + 2). A bidirectional launch splits the batch
+// over clusters so each has one pass of up to 4 rows. Sending h[t] in pieces, one per pass so
+// that a piece's exchange overlaps the next pass, measured slower (7.3 against 6.0 us/step).
 //
 // Exchange, with no cluster barrier per step (a cluster barrier compiles to a GPU-scope membar and
 // an L1 flush per thread, ~3.5 us a step on H100): each CTA writes its slice of h[t] into its own
@@ -38,7 +42,8 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kSplit = 16;      // lanes per hidden unit, each summing its own columns
-constexpr int kChunk = 4;       // batch rows per accumulation pass
+constexpr int kChunk = 4;       // batch rows are padded to a multiple of this; a pass takes 8, 4
+                                // or 2 of them (reduce_unit<R>)
 constexpr int kMaxRing = 8;     // input slots (Params::ring): copies issued ring-1 steps ahead
 constexpr int kMaxCluster = 16;
 // Phase clocks (built with -DKFORGE_RNN_PROFILE, bench/bench_rnn_scaling.py --profile): thread 0
@@ -80,10 +85,16 @@ struct Params {
   long long* prof;              // KFORGE_RNN_PROFILE builds: [groups][CL][2][kPhases] clocks
 };
 
-// MUFU exp and a correctly rounded reciprocal: the step's epilogue is a latency chain, and these
-// stay within ~1e-6 relative of the IEEE versions (checked against fp64 by the bench).
-__device__ __forceinline__ float sigm(float x) { return __frcp_rn(1.f + __expf(-x)); }
-__device__ __forceinline__ float tanh_(float x) { return 1.f - 2.f * __frcp_rn(1.f + __expf(2.f * x)); }
+// MUFU exp and reciprocal (one instruction each; __frcp_rn adds a Newton step and a slow-path
+// branch): the step's epilogue is a latency chain, and these stay within ~1e-6 relative of the
+// IEEE versions (checked against fp64 by the bench). 1 + exp >= 1: no denormal or zero input.
+__device__ __forceinline__ float rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ float sigm(float x) { return rcp(1.f + __expf(-x)); }
+__device__ __forceinline__ float tanh_(float x) { return 1.f - 2.f * rcp(1.f + __expf(2.f * x)); }
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -166,15 +177,16 @@ __device__ __forceinline__ void store_release(int* p, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
 }
 
-// acc[a][b] += sum over this lane's columns of w[g] * src row b (b < kChunk), a = gate slot
-// (GRU's input-side n gate has its own slot, 3, because r multiplies only the hidden side).
-template <int G, int MC, bool INPUT_SIDE>
-__device__ __forceinline__ void accumulate(float (&acc)[4][kChunk], const float4 (&w)[G][MC],
+// acc[a][b] += sum over this lane's columns of w[g] * src row b (b < R rows of the chunk), a =
+// gate slot (GRU's input-side n gate has its own slot, 3, because r multiplies only the hidden
+// side).
+template <int G, int MC, bool INPUT_SIDE, int R>
+__device__ __forceinline__ void accumulate(float (&acc)[4][R], const float4 (&w)[G][MC],
                                            const float* src, const int (&off)[MC], int stride) {
 #pragma unroll
   for (int m = 0; m < MC; ++m) {
 #pragma unroll
-    for (int b = 0; b < kChunk; ++b) {
+    for (int b = 0; b < R; ++b) {
       const float4 v = *reinterpret_cast<const float4*>(src + off[m] + b * stride);
 #pragma unroll
       for (int g = 0; g < G; ++g) {
@@ -190,33 +202,50 @@ __device__ __forceinline__ void accumulate(float (&acc)[4][kChunk], const float4
   }
 }
 
-// Sums acc over the 16 lanes of a unit. Afterwards lane s holds, in out[a], the totals of batch
-// row (s >> 2) & 3 of the chunk (the 4 lanes s & 3 = 0..3 hold the same values).
-__device__ __forceinline__ void reduce_unit(const float (&acc)[4][kChunk], float (&out)[4], int s) {
-  const bool hi8 = (s >> 3) & 1, hi4 = (s >> 2) & 1;
-  float keep[4][2];
-#pragma unroll
-  for (int a = 0; a < 4; ++a)
-#pragma unroll
-    for (int b = 0; b < 2; ++b) {  // lanes with bit 3 keep rows 2,3, the others rows 0,1
-      const float mine = hi8 ? acc[a][2 + b] : acc[a][b];
-      const float send = hi8 ? acc[a][b] : acc[a][2 + b];
-      keep[a][b] = mine + __shfl_xor_sync(0xffffffffu, send, 8);
-    }
-#pragma unroll
-  for (int a = 0; a < 4; ++a) {  // bit 2 picks one of the two rows
-    const float mine = hi4 ? keep[a][1] : keep[a][0];
-    const float send = hi4 ? keep[a][0] : keep[a][1];
-    float v = mine + __shfl_xor_sync(0xffffffffu, send, 4);
-    v += __shfl_xor_sync(0xffffffffu, v, 2);
-    v += __shfl_xor_sync(0xffffffffu, v, 1);
-    out[a] = v;
-  }
+// Sums acc over the 16 lanes of a unit, R = 8, 4 or 2 batch rows. The first log2(R) butterfly
+// levels split the rows between the two halves (each lane keeps half of what it has and sends the
+// other half), the rest sum: afterwards lane s holds, in out[a], the totals of the pass's row
+// reduced_row<R>(s), as do the 16/R lanes that differ from it in the low bits; owner<R>(s) picks
+// one of them. Shuffles: 32 for 8 rows, 20 for 4, 16 for 2, in 4 dependent levels.
+template <int R>
+__device__ __forceinline__ int reduced_row(int s) {
+  return (s >> (R == 8 ? 1 : R == 4 ? 2 : 3)) & (R - 1);
 }
+template <int R>
+__device__ __forceinline__ bool owner(int s) {
+  return (s & (16 / R - 1)) == 0;
+}
+
+template <int R>
+__device__ __forceinline__ void reduce_unit(float (&v)[4][R], float (&out)[4], int s) {
+#pragma unroll
+  for (int half = R / 2, off = 8; half >= 1; half /= 2, off /= 2) {
+    const bool hi = (s & off) != 0;  // the upper half of the rows stays here
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+      for (int b = 0; b < half; ++b) {
+        const float mine = hi ? v[a][half + b] : v[a][b];
+        const float send = hi ? v[a][b] : v[a][half + b];
+        v[a][b] = mine + __shfl_xor_sync(0xffffffffu, send, off);
+      }
+  }
+#pragma unroll
+  for (int off = 8 / R; off >= 1; off /= 2)
+#pragma unroll
+    for (int a = 0; a < 4; ++a) v[a][0] += __shfl_xor_sync(0xffffffffu, v[a][0], off);
+#pragma unroll
+  for (int a = 0; a < 4; ++a) out[a] = v[a][0];
+}
+
+template <int R>
+struct Rows {
+  static constexpr int value = R;
+};
 
 template <int G, int MC>
 __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
-  __shared__ alignas(8) unsigned long long full[2];      // h[t] complete, by buffer
+  __shared__ alignas(8) unsigned long long full[2];          // h[t] complete, by buffer
   __shared__ alignas(8) unsigned long long ring[kMaxRing];  // input slot filled
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
@@ -329,7 +358,6 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
   if (tid == 0)
     for (int t = 0; t < min(slots, T); ++t) issue_input(t);
 
-  const int chunks = (nb + kChunk - 1) / kChunk;
   const unsigned slice_bytes = static_cast<unsigned>(nb * HS * sizeof(float));
   const int slice_vecs = nb * HS / 4;
   unsigned full_phase = 0;  // bit b: parity of full[b]'s current phase
@@ -346,49 +374,72 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     float* hnxt = hbuf + nxt * hsize;
     const float* xs = xring + slot * p.NBP * RW;
     mbar_wait(&ring[slot], (t / slots) & 1);
-    for (int c = 0; c < chunks; ++c) {
-      float acc[4][kChunk];
+
+    // one pass over R batch rows from r0: gate sums, then the cell update of this CTA's units
+    // into hnxt (the first pass first waits for h[t-1])
+    auto pass = [&](auto rows, int r0) {
+      constexpr int R = decltype(rows)::value;
+      float acc[4][R];
 #pragma unroll
       for (int a = 0; a < 4; ++a)
 #pragma unroll
-        for (int b = 0; b < kChunk; ++b) acc[a][b] = 0.f;
-      // the input side first: it does not need h[t-1], so chunk 0's overlaps the exchange
-      if (in_kernel) accumulate<G, MC, true>(acc, wi, xs + c * kChunk * rw, xoff, rw);
-      if (c == 0 && t > 0) {
+        for (int b = 0; b < R; ++b) acc[a][b] = 0.f;
+      // the input side first: it does not need h[t-1], so the first pass's overlaps the exchange
+      if (in_kernel) accumulate<G, MC, true, R>(acc, wi, xs + r0 * rw, xoff, rw);
+      if (r0 == 0 && t > 0) {
+        PROF_MARK(2);
         mbar_wait(&full[cur], (full_phase >> cur) & 1);
         full_phase ^= 1u << cur;
+        PROF_MARK(1);
       }
-      if (c == 0) PROF_MARK(1);
-      accumulate<G, MC, false>(acc, wh, hcur + c * kChunk * HS, hoff, HS);
+      accumulate<G, MC, false, R>(acc, wh, hcur + r0 * HS, hoff, HS);
       float gate[4];
       reduce_unit(acc, gate, s);
-      const int b = c * kChunk + ((s >> 2) & 3);
-      if (owns && (s & 3) == 0 && b < nb) {
-        // input gates: in the accumulators plus b_ih (in-kernel), or the GEMM's row in the ring
-        float xin[4];
-        const float* xg = xs + b * rw + u;
+      // every lane computes its row's update (no divergent branch in the chain); one stores it
+      const int b = r0 + reduced_row<R>(s);  // < NBP: rows are padded, never out of bounds
+      const bool store = owns && owner<R>(s) && b < nb;
+      // input gates: in the accumulators plus b_ih (in-kernel), or the GEMM's row in the ring
+      float xin[4];
+      const float* xg = xs + b * rw + u;
 #pragma unroll
-        for (int g = 0; g < G; ++g) xin[g] = in_kernel ? bi[g] : xg[g * HS];
+      for (int g = 0; g < G; ++g) xin[g] = in_kernel ? bi[g] : xg[g * HS];
+      float h;
+      if constexpr (G == 3) {
         const float hprev = hcur[rank * SS + b * HS + u];
-        float h;
-        if constexpr (G == 3) {
-          const float r = sigm(gate[0] + bh[0] + xin[0]);
-          const float z = sigm(gate[1] + bh[1] + xin[1]);
-          const float n = tanh_(xin[2] + gate[3] + r * (gate[2] + bh[2]));  // gate[3]: W_in x
-          h = (1.f - z) * n + z * hprev;
-        } else {
-          const float ig = sigm(gate[0] + bh[0] + xin[0]);
-          const float fg = sigm(gate[1] + bh[1] + xin[1]);
-          const float gg = tanh_(gate[2] + bh[2] + xin[2]);
-          const float og = sigm(gate[3] + bh[3 % G] + xin[3 % G]);
-          const float cell = fg * cbuf[b * HS + u] + ig * gg;
+        const float r = sigm(gate[0] + bh[0] + xin[0]);
+        const float z = sigm(gate[1] + bh[1] + xin[1]);
+        const float n = tanh_(xin[2] + gate[3] + r * (gate[2] + bh[2]));  // gate[3]: W_in x
+        h = (1.f - z) * n + z * hprev;
+      } else {
+        const float ig = sigm(gate[0] + bh[0] + xin[0]);
+        const float fg = sigm(gate[1] + bh[1] + xin[1]);
+        const float gg = tanh_(gate[2] + bh[2] + xin[2]);
+        const float og = sigm(gate[3] + bh[3 % G] + xin[3 % G]);
+        const float cell = fg * cbuf[b * HS + u] + ig * gg;
+        h = og * tanh_(cell);
+        if (store) {
           cbuf[b * HS + u] = cell;
-          h = og * tanh_(cell);
           if (t == T - 1) p.cn[(static_cast<size_t>(gdir) * p.B + b0 + b) * H + j] = cell;
         }
+      }
+      if (store) {
         hnxt[rank * SS + b * HS + u] = h;
         // bulk copies read it through the async proxy
         if (p.exchange) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      }
+    };
+    // 8 rows a pass while more than 4 remain, then 4, then 2: B = 10 is two passes (8 + 2)
+    for (int r0 = 0; r0 < nb;) {
+      const int left = nb - r0;
+      if (left > 4) {
+        pass(Rows<8>{}, r0);
+        r0 += 8;
+      } else if (left > 2) {
+        pass(Rows<4>{}, r0);
+        r0 += 4;
+      } else {
+        pass(Rows<2>{}, r0);
+        r0 += 2;
       }
     }
     PROF_MARK(2);

@@ -194,6 +194,44 @@ def rnn_layers_kernel(
         tl.store(cn_ptr + st_off, c, mask=smask)
 
 
+@triton.jit
+def input_gates_kernel(x_ptr, sx_t, sx_b, w_ptr, b_ptr, out_ptr, M, N, B, GHS, K: tl.constexpr,
+                       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                       GROUP: tl.constexpr, PREC: tl.constexpr):
+    """The cluster engine's input projection, out = x @ w.T + b, stored straight in the layout
+    the kernel streams: column n of row r = t*B + b goes to out[n // GHS][r][n % GHS] (GHS = a
+    CTA's gates x units), so no permute copy follows. x rows are (t, b) at any strides (batch
+    first or not, no transpose copy); w is [N, K]. PREC "tf32x3": three TF32 tensor-core products
+    per term (within ~1e-6 relative of fp32, against ~50 TFLOPS of fp32 FMA)."""
+    pid = tl.program_id(0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    # GROUP row blocks share their column blocks of w while they sit in L2
+    width = GROUP * grid_n
+    first_m = (pid // width) * GROUP
+    rows_in_group = tl.minimum(grid_m - first_m, GROUP)
+    pid_m = first_m + (pid % width) % rows_in_group
+    pid_n = (pid % width) // rows_in_group
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    mm = rm < M
+    nm = rn < N
+    a_ptrs = x_ptr + ((rm // B) * sx_t + (rm % B) * sx_b)[:, None] + rk[None, :]
+    w_ptrs = w_ptr + rn[None, :] * K + rk[:, None]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):             # K constexpr: the interpreter cannot range over a tensor
+        km = rk + k < K
+        a = tl.load(a_ptrs, mask=mm[:, None] & km[None, :], other=0.0)
+        w = tl.load(w_ptrs, mask=km[:, None] & nm[None, :], other=0.0)
+        acc = tl.dot(a, w, acc, input_precision=PREC)
+        a_ptrs += BK
+        w_ptrs += BK
+    acc += tl.load(b_ptr + rn, mask=nm, other=0.0)[None, :]
+    out = (rn // GHS)[None, :] * (M * GHS) + rm[:, None] * GHS + (rn % GHS)[None, :]
+    tl.store(out_ptr + out, acc, mask=mm[:, None] & nm[None, :])
+
+
 # ---- host side ----
 
 def _interpreting():
@@ -214,11 +252,15 @@ def _sm_count(device):
 # as fit, up to one per 4 rows); ring = input steps in flight per CTA (2..8), publish = steps
 # between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
 # to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
-# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel
-# work only: bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
+# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel work only:
+# bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
+# gemm = the cluster engine's input projection: "tf32x3" or "ieee" (input_gates_kernel, with that
+# tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
+# gemm_tile = its (BM, BN, BK, num_warps, num_stages); graph = replay the cluster path's launches
+# from a CUDA graph (rnn_forward).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
-              "profile": False}
+              "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3), "graph": True}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
@@ -269,6 +311,7 @@ class _PackedWeights:
     def __init__(self):
         self.key = None
         self.launches = None
+        self.graph = None   # rnn_forward's CUDA graph: (key, graph, static inputs, outputs)
 
     def get(self, rnn, lstm, chunks, geometry=None):
         params = list(rnn.parameters())
@@ -410,15 +453,95 @@ def _cluster_plan(L, D, B, H, lstm):
     return _CLUSTER["plans"][key]
 
 
+_GEMM = {"error": None}   # input_gates_kernel failed to build or launch: addmm from then on
+
+
+def cluster_input_gates(inp, batch_first, w_in, b_in, ghs):
+    """inp ([B, T, I] if batch_first else [T, B, I]) @ w_in.T + b_in, laid out [N // ghs][T][B][ghs]
+    (N = w_in rows) as the cluster kernel streams it: by RNN_CONFIG["gemm"]."""
+    if inp.stride(-1) != 1:
+        inp = inp.contiguous()
+    T, B = (inp.shape[1], inp.shape[0]) if batch_first else (inp.shape[0], inp.shape[1])
+    st, sb = (inp.stride(1), inp.stride(0)) if batch_first else (inp.stride(0), inp.stride(1))
+    N, K = w_in.shape
+    if RNN_CONFIG["gemm"] != "torch" and _GEMM["error"] is None:
+        gx = torch.empty(N // ghs, T, B, ghs, device=inp.device, dtype=torch.float32)
+        bm, bn, bk, warps, stages = RNN_CONFIG["gemm_tile"]
+        grid = (triton.cdiv(T * B, bm) * triton.cdiv(N, bn),)
+        try:
+            input_gates_kernel[grid](inp, st, sb, w_in, b_in, gx, T * B, N, B, ghs, K=K, BM=bm,
+                                     BN=bn, BK=bk, GROUP=8, PREC=RNN_CONFIG["gemm"],
+                                     num_warps=warps, num_stages=stages)
+            return gx
+        except Exception as error:  # e.g. a Triton build without this precision: addmm
+            _GEMM["error"] = f"{type(error).__name__}: {error}"
+    rows = (inp.transpose(0, 1) if batch_first else inp).reshape(T * B, K)
+    gx = torch.addmm(b_in, rows, w_in.t())
+    return gx.view(T, B, N // ghs, ghs).permute(2, 0, 1, 3).contiguous()
+
+
+_GRAPH = {"error": None}   # capturing the cluster path failed once: launch it eagerly from then on
+
+
 def rnn_forward(rnn, packed, x, h0, c0, lstm):
     """Runs `rnn` (an nn.GRU/nn.LSTM holding the parameters, never called) on x.
-    Returns (output in the module's layout, h_n, c_n or None)."""
+    Returns (output in the module's layout, h_n, c_n or None).
+
+    On the cluster engine the launches (input GEMM, flag reset, cluster kernel, per layer for
+    bidirectional stacks) are replayed from a CUDA graph captured on the first call of a shape:
+    launched one by one from Python, the GPU waited ~0.2 ms on the host between them (H100,
+    bench/profile_rnn_candidate.py). The call copies its inputs into the graph's, replays, and
+    returns copies of the outputs, so results never alias between calls."""
+    x = x.contiguous().float()
+    h0 = h0.contiguous().float()
+    c0 = c0.contiguous().float() if lstm else h0
+    if (RNN_CONFIG["graph"] and x.is_cuda and not RNN_CONFIG["profile"] and _GRAPH["error"] is None
+            and not torch.cuda.is_current_stream_capturing()):
+        B = x.shape[0] if rnn.batch_first else x.shape[1]
+        D = 2 if rnn.bidirectional else 1
+        if _cluster_plan(rnn.num_layers, D, B, rnn.hidden_size, lstm) is not None:
+            return _graph_replay(rnn, packed, x, h0, c0, lstm)
+    return _run_stack(rnn, packed, x, h0, c0, lstm)
+
+
+def _graph_replay(rnn, packed, x, h0, c0, lstm):
+    """rnn_forward through the CUDA graph cached in `packed` (captured again when the shapes,
+    the parameters or RNN_CONFIG change)."""
+    # everything here runs while the GPU idles: keep it to attribute reads (nn.RNNBase keeps
+    # _flat_weights current when a parameter is replaced; _version counts in-place updates)
+    weights = getattr(rnn, "_flat_weights", None) or list(rnn.parameters())
+    key = (x.shape, h0.shape, lstm, x.device, tuple(RNN_CONFIG.values()),
+           tuple((w.data_ptr(), w._version) for w in weights))
+    if packed.graph is None or packed.graph[0] != key:
+        packed.graph = None
+        static = (x.clone(), h0.clone(), c0.clone() if lstm else None)
+        args = (static[0], static[1], static[2] if lstm else static[1])
+        _run_stack(rnn, packed, *args, lstm)   # outside the capture: builds, plans, packs
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph):
+                outputs = _run_stack(rnn, packed, *args, lstm)
+        except Exception as error:  # e.g. a driver that refuses to capture a cluster launch
+            _GRAPH["error"] = f"{type(error).__name__}: {error}"
+            return _run_stack(rnn, packed, x, h0, c0, lstm)
+        packed.graph = (key, graph, static, outputs)
+    _, graph, static, outputs = packed.graph
+    if lstm:   # one launch for the three copies
+        torch._foreach_copy_(list(static), [x, h0, c0])
+    else:
+        torch._foreach_copy_(list(static[:2]), [x, h0])
+    graph.replay()
+    return tuple(None if out is None else out.clone() for out in outputs)
+
+
+def _run_stack(rnn, packed, x, h0, c0, lstm):
+    """rnn_forward's launches, on contiguous fp32 inputs."""
     H = rnn.hidden_size
     L = rnn.num_layers
     D = 2 if rnn.bidirectional else 1
     G = 4 if lstm else 3
     device = x.device
-    x = x.contiguous().float()
     if rnn.batch_first:
         B, T = x.shape[0], x.shape[1]
     else:
@@ -434,17 +557,13 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     geometry = _cluster_geometry(H) if plan is not None else None
     launches = packed.get(rnn, lstm, chunks, geometry)
 
-    h0 = h0.contiguous().float()
-    c0 = c0.contiguous().float() if lstm else h0
     hn = torch.empty(L * D, B, H, device=device, dtype=torch.float32)
     cn = torch.empty(L * D, B, H, device=device, dtype=torch.float32) if lstm else hn
     inp, inp_batch_first = x, rnn.batch_first
     for (l0, nl), (w_in, b_in, wih, bih, whh, bhh) in zip(chunks, launches):
         i_size = inp.shape[-1]
         if plan is not None:   # [D*CL][T][B][G*HS]: a CTA's gates for one step in one block
-            rows = (inp.transpose(0, 1) if inp_batch_first else inp).reshape(T * B, i_size)
-            gx = torch.addmm(b_in, rows, w_in.t())
-            gx = gx.view(T, B, -1, G * geometry[0]).permute(2, 0, 1, 3).contiguous()
+            gx = cluster_input_gates(inp, inp_batch_first, w_in, b_in, G * geometry[0])
         else:
             gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
             row = gx.shape[1]

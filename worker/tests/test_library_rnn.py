@@ -122,3 +122,29 @@ def test_library_bench_runs_on_cpu(tmp_path):
     for record in tasks.values():
         assert record["verdict"][1] == "pass"   # calibrated, against fp64
         assert all(o["verdict"][1] == "pass" for o in record["other_shapes"])
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("gemm", ["tf32x3", "ieee", "torch"])
+def test_cluster_input_gates_layout(batch_first, gemm, monkeypatch):
+    """The cluster engine's input projection (input_gates_kernel, or addmm + permute) lands each
+    row r = (t, b) and column n at [n // ghs][t][b][n % ghs], with the bias, from either input
+    layout; ragged tiles (rows, columns, K not multiples of the tile) are masked."""
+    sys.path.insert(0, os.path.join(LIBRARY, "rnn_src"))
+    try:
+        import rnn_common
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setitem(rnn_common.RNN_CONFIG, "gemm", gemm)
+    monkeypatch.setitem(rnn_common.RNN_CONFIG, "gemm_tile", (16, 32, 16, 4, 2))
+    torch.manual_seed(0)
+    T, B, K, ghs = 5, 3, 40, 48
+    N = 3 * ghs
+    x = torch.randn(B, T, K) if batch_first else torch.randn(T, B, K)
+    w, bias = torch.randn(N, K), torch.randn(N)
+    got = rnn_common.cluster_input_gates(x, batch_first, w, bias, ghs)
+    rows = (x.transpose(0, 1) if batch_first else x).reshape(T * B, K).double()
+    want = (rows @ w.double().t() + bias.double()).view(T, B, N // ghs, ghs).permute(2, 0, 1, 3)
+    assert rnn_common._GEMM["error"] is None   # the Triton kernel ran, not the addmm fallback
+    assert got.shape == (N // ghs, T, B, ghs)
+    assert torch.allclose(got.double(), want, rtol=0, atol=1e-4)
