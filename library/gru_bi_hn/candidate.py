@@ -255,7 +255,8 @@ def _sm_count(device):
 # as fit, up to one per 4 rows); ring = input steps in flight per CTA (2..8), publish = steps
 # between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
 # to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
-# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel work only:
+# measured faster on H100, bulk for wavefront launches); fuse = with 9 or 10 batch rows left, run
+# them as one pass of 8 + 2 rows whose latency chains interleave (else 8, then 2); profile = build with per-phase clocks (kernel work only:
 # bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
 # gemm = the cluster engine's input projection: "tf32x3" or "ieee" (input_gates_kernel, with that
 # tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
@@ -263,7 +264,8 @@ def _sm_count(device):
 # from a CUDA graph (rnn_forward).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
-              "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3), "graph": True}
+              "fuse": True, "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3),
+              "graph": True}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
@@ -376,7 +378,7 @@ _CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih, 
                  "int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn, int64_t cn, "
                  "int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL, int64_t D, "
                  "int64_t NBG, int64_t lstm, int64_t ring, int64_t publish, int64_t exchange, "
-                 "int64_t prof, int64_t stream, int64_t query);")
+                 "int64_t fuse, int64_t prof, int64_t stream, int64_t query);")
 MAX_CLUSTER_HIDDEN = 320   # the kernel keeps a unit's weight rows in registers: H <= 5 * 64
 
 
@@ -424,7 +426,7 @@ def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tensors=None, prof=N
     if exchange is None:
         exchange = 1 if nl > 1 else 0
     return module.rnn_cluster_run(*ptrs, T, B, H, nl, D, nbg, int(lstm), RNN_CONFIG["ring"],
-                                  RNN_CONFIG["publish"], exchange,
+                                  RNN_CONFIG["publish"], exchange, int(RNN_CONFIG["fuse"]),
                                   0 if prof is None else prof.data_ptr(), stream, int(query))
 
 
@@ -614,10 +616,10 @@ RNN_CLUSTER_CU = r"""// Hopper thread-block-cluster kernel for stacked GRU/LSTM 
 // in-kernel layers) at columns k = 4*(s + 16*m) + i. A step is 16 lanes x G rows x MC float4
 // chunks of FMAs against h[t-1] in shared memory, then a shuffle reduction that leaves each
 // (unit, batch) pair's gate sums in one lane, which applies the nonlinearity. fp32 FMAs, no
-// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 8, 4 or 2 to a pass (B = 10:
-// 8 + 2), each pass one FMA block, one 4-level shuffle reduction and one epilogue: the step is a
-// latency chain per pass, so fewer, wider passes are faster (H100: 4.2 us/step for a 6-layer
-// LSTM wavefront with 8 + 2, against 6.0 with 4 + 4 + 2). A bidirectional launch splits the batch
+// tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 8, 4 or 2 to a pass, each
+// pass one FMA block, one 4-level shuffle reduction and one epilogue: the step is a latency
+// chain per pass, so fewer, wider passes are faster (H100, 6-layer LSTM wavefront at B = 10:
+// 6.0 us/step with 4 + 4 + 2 rows, 4.7 with 8 + 2, 4.45 with 8 and 2 interleaved in one pass). A bidirectional launch splits the batch
 // over clusters so each has one pass of up to 4 rows. Sending h[t] in pieces, one per pass so
 // that a piece's exchange overlaps the next pass, measured slower (7.3 against 6.0 us/step).
 //
@@ -689,6 +691,7 @@ struct Params {
   int ring, publish;            // input slots in use; steps between progress publications
   int exchange;                 // h[t] to the peers: 0 = st.async by every thread, 1 = one bulk
                                 // copy per peer
+  int fuse;                     // 9 or 10 rows left: one pass of 8 + 2 rows (1) or two passes
   long long* prof;              // KFORGE_RNN_PROFILE builds: [groups][CL][2][kPhases] clocks
 };
 
@@ -982,29 +985,9 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     const float* xs = xring + slot * p.NBP * RW;
     mbar_wait(&ring[slot], (t / slots) & 1);
 
-    // one pass over R batch rows from r0: gate sums, then the cell update of this CTA's units
-    // into hnxt (the first pass first waits for h[t-1])
-    auto pass = [&](auto rows, int r0) {
-      constexpr int R = decltype(rows)::value;
-      float acc[4][R];
-#pragma unroll
-      for (int a = 0; a < 4; ++a)
-#pragma unroll
-        for (int b = 0; b < R; ++b) acc[a][b] = 0.f;
-      // the input side first: it does not need h[t-1], so the first pass's overlaps the exchange
-      if (in_kernel) accumulate<G, MC, true, R>(acc, wi, xs + r0 * rw, xoff, rw);
-      if (r0 == 0 && t > 0) {
-        PROF_MARK(2);
-        mbar_wait(&full[cur], (full_phase >> cur) & 1);
-        full_phase ^= 1u << cur;
-        PROF_MARK(1);
-      }
-      accumulate<G, MC, false, R>(acc, wh, hcur + r0 * HS, hoff, HS);
-      float gate[4];
-      reduce_unit(acc, gate, s);
-      // every lane computes its row's update (no divergent branch in the chain); one stores it
-      const int b = r0 + reduced_row<R>(s);  // < NBP: rows are padded, never out of bounds
-      const bool store = owns && owner<R>(s) && b < nb;
+    // the cell update of (batch row b, this lane's unit) from its gate sums into hnxt; every
+    // lane computes its row's (no divergent branch in the chain), `store` lanes write it
+    auto update = [&](int b, bool store, const float (&gate)[4]) {
       // input gates: in the accumulators plus b_ih (in-kernel), or the GEMM's row in the ring
       float xin[4];
       const float* xg = xs + b * rw + u;
@@ -1035,17 +1018,65 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
         if (p.exchange) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       }
     };
-    // 8 rows a pass while more than 4 remain, then 4, then 2: B = 10 is two passes (8 + 2)
+    // one pass over R batch rows from r0, plus R2 more after them (0: none) whose FMAs,
+    // reduction and update interleave with the first group's (two independent latency chains
+    // in one): gate sums, then the cell updates. The first pass first waits for h[t-1].
+    auto pass = [&](auto rows, auto rows2, int r0) {
+      constexpr int R = decltype(rows)::value, R2 = decltype(rows2)::value;
+      constexpr int R2N = R2 > 0 ? R2 : 1;
+      float acc[4][R], acc2[4][R2N];
+#pragma unroll
+      for (int a = 0; a < 4; ++a) {
+#pragma unroll
+        for (int b = 0; b < R; ++b) acc[a][b] = 0.f;
+#pragma unroll
+        for (int b = 0; b < R2N; ++b) acc2[a][b] = 0.f;
+      }
+      // the input side first: it does not need h[t-1], so the first pass's overlaps the exchange
+      if (in_kernel) {
+        accumulate<G, MC, true, R>(acc, wi, xs + r0 * rw, xoff, rw);
+        if constexpr (R2 > 0) accumulate<G, MC, true, R2>(acc2, wi, xs + (r0 + R) * rw, xoff, rw);
+      }
+      if (r0 == 0 && t > 0) {
+        PROF_MARK(2);
+        mbar_wait(&full[cur], (full_phase >> cur) & 1);
+        full_phase ^= 1u << cur;
+        PROF_MARK(1);
+      }
+      accumulate<G, MC, false, R>(acc, wh, hcur + r0 * HS, hoff, HS);
+      if constexpr (R2 > 0) accumulate<G, MC, false, R2>(acc2, wh, hcur + (r0 + R) * HS, hoff, HS);
+      float gate[4], gate2[4];
+      reduce_unit(acc, gate, s);
+      if constexpr (R2 > 0) reduce_unit(acc2, gate2, s);
+      // rows < NBP: rows are padded, never out of bounds
+      const int b = r0 + reduced_row<R>(s);
+      update(b, owns && owner<R>(s) && b < nb, gate);
+      if constexpr (R2 > 0) {
+        const int b2 = r0 + R + reduced_row<R2>(s);
+        update(b2, owns && owner<R2>(s) && b2 < nb, gate2);
+      }
+    };
+    // 8 rows a pass while more than 4 remain, then 4, then 2; 9 or 10 left: 8 and 2 in one
+    // pass (B = 10: one pass), unless registers are short (MC = 5 spills with it)
     for (int r0 = 0; r0 < nb;) {
       const int left = nb - r0;
-      if (left > 4) {
-        pass(Rows<8>{}, r0);
+      bool fused = false;
+      if constexpr (MC <= 4) {
+        if (p.fuse && left > 8 && left <= 10) {
+          pass(Rows<8>{}, Rows<2>{}, r0);
+          r0 += 10;
+          fused = true;
+        }
+      }
+      if (fused) {
+      } else if (left > 4) {
+        pass(Rows<8>{}, Rows<0>{}, r0);
         r0 += 8;
       } else if (left > 2) {
-        pass(Rows<4>{}, r0);
+        pass(Rows<4>{}, Rows<0>{}, r0);
         r0 += 4;
       } else {
-        pass(Rows<2>{}, r0);
+        pass(Rows<2>{}, Rows<0>{}, r0);
         r0 += 2;
       }
     }
@@ -1145,7 +1176,7 @@ int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih,
                         int64_t whh, int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn,
                         int64_t cn, int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL,
                         int64_t D, int64_t NBG, int64_t lstm, int64_t ring, int64_t publish,
-                        int64_t exchange,
+                        int64_t exchange, int64_t fuse,
                         int64_t prof, int64_t stream, int64_t query) {
   const int G = lstm ? 4 : 3;
   const int mc = static_cast<int>((H + 63) / 64);
@@ -1172,6 +1203,7 @@ int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih,
   p.ring = static_cast<int>(ring);
   p.publish = static_cast<int>(publish);
   p.exchange = static_cast<int>(exchange);
+  p.fuse = static_cast<int>(fuse);
   p.prof = reinterpret_cast<long long*>(prof);
   p.NB = static_cast<int>((B + NBG - 1) / NBG);
   p.HS = 4 * mc;

@@ -252,7 +252,8 @@ def _sm_count(device):
 # as fit, up to one per 4 rows); ring = input steps in flight per CTA (2..8), publish = steps
 # between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
 # to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
-# measured faster on H100, bulk for wavefront launches); profile = build with per-phase clocks (kernel work only:
+# measured faster on H100, bulk for wavefront launches); fuse = with 9 or 10 batch rows left, run
+# them as one pass of 8 + 2 rows whose latency chains interleave (else 8, then 2); profile = build with per-phase clocks (kernel work only:
 # bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
 # gemm = the cluster engine's input projection: "tf32x3" or "ieee" (input_gates_kernel, with that
 # tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
@@ -260,7 +261,8 @@ def _sm_count(device):
 # from a CUDA graph (rnn_forward).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
-              "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3), "graph": True}
+              "fuse": True, "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3),
+              "graph": True}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
@@ -373,7 +375,7 @@ _CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih, 
                  "int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn, int64_t cn, "
                  "int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL, int64_t D, "
                  "int64_t NBG, int64_t lstm, int64_t ring, int64_t publish, int64_t exchange, "
-                 "int64_t prof, int64_t stream, int64_t query);")
+                 "int64_t fuse, int64_t prof, int64_t stream, int64_t query);")
 MAX_CLUSTER_HIDDEN = 320   # the kernel keeps a unit's weight rows in registers: H <= 5 * 64
 
 
@@ -421,7 +423,7 @@ def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tensors=None, prof=N
     if exchange is None:
         exchange = 1 if nl > 1 else 0
     return module.rnn_cluster_run(*ptrs, T, B, H, nl, D, nbg, int(lstm), RNN_CONFIG["ring"],
-                                  RNN_CONFIG["publish"], exchange,
+                                  RNN_CONFIG["publish"], exchange, int(RNN_CONFIG["fuse"]),
                                   0 if prof is None else prof.data_ptr(), stream, int(query))
 
 
