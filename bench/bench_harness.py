@@ -21,8 +21,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Worker:
-    def __init__(self, python):
+    def __init__(self, python, cprofile=""):
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "worker"))
+        if cprofile:
+            os.makedirs(cprofile, exist_ok=True)
+            env["KFORGE_EVALUATE_CPROFILE"] = os.path.abspath(cprofile)
         self.process = subprocess.Popen([python, "-m", "kforge_worker"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
         self.next_id = 0
@@ -47,10 +50,13 @@ def main():
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--cprofile", default="",
+                        help="folder: the worker's evaluate child writes its Python profile there "
+                             "(evaluate_PID.prof; the 25 costliest calls are printed)")
     args = parser.parse_args()
 
     started = time.perf_counter()
-    worker = Worker(args.python)
+    worker = Worker(args.python, args.cprofile)
     hello = worker.request("hello")
     print(f"worker ready in {time.perf_counter() - started:.2f} s; device {hello.get('device')}; "
           f"python {hello['python']}, torch {hello['torch']}, triton {hello['triton']}, "
@@ -71,7 +77,14 @@ def main():
                          wall, result.get("child_s"), result.get("timed_s")))
             print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
                   flush=True)
+            print(f"  phases (s): {result.get('phases_s')}", flush=True)
     worker.close()
+    if args.cprofile:
+        import glob
+        import pstats
+        for path in sorted(glob.glob(os.path.join(args.cprofile, "evaluate_*.prof"))):
+            print(f"\n{path}: the 25 costliest calls (cumulative)")
+            pstats.Stats(path).sort_stats("cumulative").print_stats(25)
 
     print("\n| task | run | status | candidate ms | eager ms | score | request wall s | child s "
           "| timed s | overhead s |")

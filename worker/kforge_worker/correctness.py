@@ -35,7 +35,8 @@ def output_list(value, who):
 
 
 def to_host(outputs):
-    return [item.detach().to("cpu", copy=True) for item in outputs]
+    from kforge_worker.snapshots import host_snapshot
+    return [host_snapshot(item) for item in outputs]
 
 
 def same_outputs(a, b):
@@ -53,9 +54,9 @@ _COMPARE_TEMPORARIES = 12
 
 def _compare_device(numel):
     """Where outputs are compared. The candidate and references have finished and their host
-    copies are kept; comparing in float64 on the GPU (when this child already uses one and has
-    room) instead of on the host takes a 4096x16384 softmax's checks from seconds to milliseconds
-    per input set."""
+    copies (snapshots.host_snapshot) are kept; comparing in float64 on the GPU (when this child
+    already uses one and has room) instead of on the host takes a 4096x16384 softmax's checks
+    from seconds to milliseconds per input set."""
     if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
         return "cpu"
     free, _ = torch.cuda.mem_get_info()
@@ -133,7 +134,8 @@ class Comparison:
             return
         base = base_tolerance(want32.dtype)
         device = _compare_device(got.numel())
-        got64, ref32, ref64 = (item.to(device, torch.float64) for item in (got, want32, want64))
+        # to the device in the stored dtype, then widened there (not widened on the host)
+        got64, ref32, ref64 = (item.to(device).to(torch.float64) for item in (got, want32, want64))
         self._compare(index, count, got64, ref32, ref64, base, where)
 
     def _compare(self, index, count, got64, ref32, ref64, base, where):

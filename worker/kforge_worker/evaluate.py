@@ -478,18 +478,28 @@ class Evaluation:
             raise Failure("wrong_output", "correct before timing, wrong after it on fresh "
                                           "inputs:\n" + comparison.first_failure)
 
+    def phase(self, name, step):
+        """Runs one step of the evaluation, adding its wall time to result["phases_s"] (where a
+        request's time goes besides the timed trials: bench/bench_harness.py prints it)."""
+        began = time.monotonic()
+        try:
+            step()
+        finally:
+            phases = self.result.setdefault("phases_s", {})
+            phases[name] = round(phases.get(name, 0.0) + time.monotonic() - began, 3)
+
     def run(self):
         try:
-            self.load()
-            self.correctness()
-            self.reuse_check()
+            self.phase("load", self.load)
+            self.phase("correctness", self.correctness)
+            self.phase("reuse_check", self.reuse_check)
             if self.request["check_generalization"]:
-                self.generalization()
+                self.phase("generalization", self.generalization)
             if self.device == "cuda":
-                self.timing()
+                self.phase("timing", self.timing)
                 if self.request["profile"]:
-                    self.profile()
-                self.post_timing_check()
+                    self.phase("profile", self.profile)
+                self.phase("post_timing_check", self.post_timing_check)
         except Failure as failure:
             self.result["status"] = failure.status
             self.result["error"] = failure.message
@@ -499,7 +509,7 @@ class Evaluation:
         if guard is not None:
             refused = []
             try:
-                guard.after_timing(timing=self.result["timing"])
+                self.phase("trust_after", lambda: guard.after_timing(timing=self.result["timing"]))
             except Failure as refusal:  # a refusal raised by the guard itself
                 refused.append(refusal.message)
             violations = list(guard.violations) + refused
@@ -545,7 +555,16 @@ def _evaluate_child(request, scratch):
     from kforge_worker.hello import device_info, versions
     trust.child_setup(scratch)
     evaluation = Evaluation(request, scratch)
-    result = evaluation.run()
+    profile_to = os.environ.get("KFORGE_EVALUATE_CPROFILE")
+    if profile_to:  # diagnostics: the child's Python profile (bench/bench_harness.py --cprofile)
+        import cProfile
+        from kforge_worker import trust_audit
+        trust_audit.allow_write(profile_to)  # the harness's own file, not the candidate's
+        profiler = cProfile.Profile()
+        result = profiler.runcall(evaluation.run)
+        profiler.dump_stats(os.path.join(profile_to, f"evaluate_{os.getpid()}.prof"))
+    else:
+        result = evaluation.run()
     result["device"] = device_info() if evaluation.device == "cuda" else \
         {"name": "cpu", "interpret": True}
     result["versions"] = versions()

@@ -89,8 +89,13 @@ def prepare_process(argv):
     import torch  # noqa: F401
     import triton  # noqa: F401
     import triton.language  # noqa: F401
-    for module in ("correctness", "evaluate", "baseline", "task_loader", "timing", "launches"):
+    for module in ("correctness", "evaluate", "baseline", "task_loader", "timing", "launches",
+                   "snapshots"):
         importlib.import_module(f"kforge_worker.{module}")
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        # the torch.compile baseline's import chain, once here rather than in every child
+        # (~3 s per evaluation on the H100 host, bench/bench_harness.py --cprofile)
+        import torch._dynamo  # noqa: F401
     from kforge_worker import interpreter_compat, sandbox
     interpreter_compat.install()
     sandbox.remove_stale_scratch()

@@ -48,7 +48,8 @@ def host_copy(value):
     """A forward's result on the host: tensors copied, a tuple/list as a list, anything else as
     it is (the caller's comparison names it)."""
     if isinstance(value, torch.Tensor):
-        return value.detach().to("cpu", copy=True)
+        from kforge_worker.snapshots import host_snapshot
+        return host_snapshot(value)
     if isinstance(value, (list, tuple)):
         return [host_copy(item) for item in value]
     return value

@@ -523,5 +523,6 @@ class _InputState:
 def _bytes(tensor):
     """The tensor's values as raw host bytes (bitwise comparison: NaN-safe, any dtype)."""
     import torch
-    host = tensor.detach().to("cpu", copy=True).contiguous().reshape(-1)
+    from kforge_worker.snapshots import host_snapshot
+    host = host_snapshot(tensor).contiguous().reshape(-1)
     return host.view(torch.uint8) if host.numel() else host

@@ -30,6 +30,11 @@ def test_correct_softmax_is_ok(worker):
     assert result["kernels"][0]["name"] == "softmax_row_kernel"
     assert result["shapes"] == {"batch_size": 2, "dim": 16}
     assert result["inputs_drawn_on"] == "cpu"  # CPU mode: the plain draw, as ever
+    # where the request's time went, phase by phase (no timing phases on the CPU)
+    phases = result["phases_s"]
+    assert set(phases) == {"load", "correctness", "reuse_check", "generalization", "trust_after"}
+    assert all(seconds >= 0 for seconds in phases.values())
+    assert sum(phases.values()) <= result["child_s"]
 
 
 def test_correct_gelu_is_ok(worker):

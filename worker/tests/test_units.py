@@ -625,3 +625,17 @@ def test_draw_inputs_failing_on_the_cpu_too_is_the_tasks_error():
         draw_inputs(task, "meta", 1001)
     assert str(caught.value).startswith("failed to call get_inputs() of worker/tests/tasks/")
     assert "undefined_size" in str(caught.value) and "NameError" in task.inputs_fallback
+
+
+def test_host_snapshot_is_a_frozen_copy():
+    """Comparisons and the trust guard keep snapshots: later writes to the source (a candidate
+    reusing its output buffer) must not reach them; non-contiguous sources keep their values."""
+    import torch
+    from kforge_worker.snapshots import host_snapshot
+    source = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    view = source.t()
+    snap, snap_view = host_snapshot(source), host_snapshot(view)
+    source.fill_(-1)
+    assert torch.equal(snap, torch.arange(12, dtype=torch.float32).reshape(3, 4))
+    assert torch.equal(snap_view, torch.arange(12, dtype=torch.float32).reshape(3, 4).t())
+    assert snap.device.type == "cpu" and not snap.requires_grad
