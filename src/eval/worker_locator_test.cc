@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -38,7 +39,8 @@ void touch(const fs::path& path, bool executable = false) {
 class WorkerLocatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    repo_ = fs::path(::testing::TempDir()) / "kforge_locator_repo";
+    // one folder per test process: ctest runs this fixture's tests in parallel
+    repo_ = fs::path(::testing::TempDir()) / ("kforge_locator_repo_" + std::to_string(::getpid()));
     fs::remove_all(repo_);
     touch(repo_ / "worker" / "kforge_worker" / "__main__.py");
   }
