@@ -256,8 +256,9 @@ def _sm_count(device):
 # between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
 # to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
 # measured faster on H100, bulk for wavefront launches); fuse = with 9 or 10 batch rows left, run
-# them as one pass of 8 + 2 rows whose latency chains interleave (else 8, then 2); profile = build with per-phase clocks (kernel work only:
-# bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
+# them as one pass of 8 + 2 rows whose latency chains interleave (else 8, then 2); profile =
+# build with per-phase clocks (kernel work only: bench/bench_rnn_scaling.py --profile), left in
+# LAST_PROFILE.
 # gemm = the cluster engine's input projection: "tf32x3" or "ieee" (input_gates_kernel, with that
 # tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
 # gemm_tile = its (BM, BN, BK, num_warps, num_stages); graph = replay the cluster path's launches
@@ -619,9 +620,10 @@ RNN_CLUSTER_CU = r"""// Hopper thread-block-cluster kernel for stacked GRU/LSTM 
 // tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 8, 4 or 2 to a pass, each
 // pass one FMA block, one 4-level shuffle reduction and one epilogue: the step is a latency
 // chain per pass, so fewer, wider passes are faster (H100, 6-layer LSTM wavefront at B = 10:
-// 6.0 us/step with 4 + 4 + 2 rows, 4.7 with 8 + 2, 4.45 with 8 and 2 interleaved in one pass). A bidirectional launch splits the batch
-// over clusters so each has one pass of up to 4 rows. Sending h[t] in pieces, one per pass so
-// that a piece's exchange overlaps the next pass, measured slower (7.3 against 6.0 us/step).
+// 6.0 us/step with 4 + 4 + 2 rows, 4.7 with 8 + 2, 4.45 with 8 and 2 interleaved in one pass).
+// A bidirectional launch splits the batch over clusters so each has one pass of up to 4 rows.
+// Sending h[t] in pieces, one per pass so that a piece's exchange overlaps the next pass,
+// measured slower (7.3 against 6.0 us/step).
 //
 // Exchange, with no cluster barrier per step (a cluster barrier compiles to a GPU-scope membar and
 // an L1 flush per thread, ~3.5 us a step on H100): each CTA writes its slice of h[t] into its own

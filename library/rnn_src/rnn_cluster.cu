@@ -10,9 +10,10 @@
 // tensor cores; exp and reciprocal on the MUFU unit. Batch rows go 8, 4 or 2 to a pass, each
 // pass one FMA block, one 4-level shuffle reduction and one epilogue: the step is a latency
 // chain per pass, so fewer, wider passes are faster (H100, 6-layer LSTM wavefront at B = 10:
-// 6.0 us/step with 4 + 4 + 2 rows, 4.7 with 8 + 2, 4.45 with 8 and 2 interleaved in one pass). A bidirectional launch splits the batch
-// over clusters so each has one pass of up to 4 rows. Sending h[t] in pieces, one per pass so
-// that a piece's exchange overlaps the next pass, measured slower (7.3 against 6.0 us/step).
+// 6.0 us/step with 4 + 4 + 2 rows, 4.7 with 8 + 2, 4.45 with 8 and 2 interleaved in one pass).
+// A bidirectional launch splits the batch over clusters so each has one pass of up to 4 rows.
+// Sending h[t] in pieces, one per pass so that a piece's exchange overlaps the next pass,
+// measured slower (7.3 against 6.0 us/step).
 //
 // Exchange, with no cluster barrier per step (a cluster barrier compiles to a GPU-scope membar and
 // an L1 flush per thread, ~3.5 us a step on H100): each CTA writes its slice of h[t] into its own

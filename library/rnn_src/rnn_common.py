@@ -253,8 +253,9 @@ def _sm_count(device):
 # between a wavefront layer's progress publications; exchange = how a CTA sends its slice of h[t]
 # to the peers (0: 16-byte st.async by every thread, 1: one bulk copy per peer; None: the one
 # measured faster on H100, bulk for wavefront launches); fuse = with 9 or 10 batch rows left, run
-# them as one pass of 8 + 2 rows whose latency chains interleave (else 8, then 2); profile = build with per-phase clocks (kernel work only:
-# bench/bench_rnn_scaling.py --profile), left in LAST_PROFILE.
+# them as one pass of 8 + 2 rows whose latency chains interleave (else 8, then 2); profile =
+# build with per-phase clocks (kernel work only: bench/bench_rnn_scaling.py --profile), left in
+# LAST_PROFILE.
 # gemm = the cluster engine's input projection: "tf32x3" or "ieee" (input_gates_kernel, with that
 # tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
 # gemm_tile = its (BM, BN, BK, num_warps, num_stages); graph = replay the cluster path's launches
