@@ -335,20 +335,24 @@ class Evaluation:
 
     def reuse_check(self):
         """Same input tensor objects, new contents copied in place: a cache keyed by data_ptr
-        (or by id) returns the old answer here."""
+        (or by id) returns the old answer here. Both calls are checked: the tensors may land at
+        an address a correctness run already used, and a cache hit there answers the first call
+        with whatever that run's inputs were (the second call's, by chance, when the freed
+        clone of input set 1 sat at the same address)."""
         from kforge_worker.correctness import Comparison
         if len(self.kept) < 2:
             return
-        (first, _, _), (second, want32, want64) = self.kept
+        (first, first32, first64), (second, want32, want64) = self.kept
         tensors = clone_values(first, self.device)
         if not any(isinstance(value, self.torch.Tensor) for value in tensors):
             return
-        self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
+        got_first = self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
         for target, source in zip(tensors, second):
             if isinstance(target, self.torch.Tensor):
                 target.copy_(source)
         got = self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
         comparison = Comparison(self.precision)
+        comparison.add(got_first, first32, first64, "input set 0 in new tensors")
         comparison.add(got, want32, want64, "input set 1 copied into the tensors of input set 0")
         if not comparison.passed:
             raise Failure("wrong_output", "wrong when the same input tensors are reused with new "
