@@ -311,6 +311,14 @@ def _layer_params(rnn, layer, sfx, G, H, device):
     return w_ih, w_hh, b_ih, b_hh
 
 
+def _weights_key(rnn):
+    """(data_ptr, _version) of every parameter: it changes when one is replaced (nn.RNNBase keeps
+    _flat_weights current) or updated in place. Attribute reads only: rnn_forward's graph replay
+    computes it on every call while the GPU idles."""
+    weights = getattr(rnn, "_flat_weights", None) or list(rnn.parameters())
+    return tuple((w.data_ptr(), w._version) for w in weights)
+
+
 class _PackedWeights:
     """Per-launch weight stacks, rebuilt only when a parameter or the layout changes."""
 
@@ -320,8 +328,7 @@ class _PackedWeights:
         self.graph = None   # rnn_forward's CUDA graph: (key, graph, static inputs, outputs)
 
     def get(self, rnn, lstm, chunks, geometry=None):
-        params = list(rnn.parameters())
-        key = tuple((p.data_ptr(), p._version) for p in params) + (tuple(chunks), geometry)
+        key = _weights_key(rnn) + (tuple(chunks), geometry)
         if key != self.key:
             self.launches = [self._pack(rnn, lstm, l0, nl, geometry) for l0, nl in chunks]
             self.key = key
@@ -513,15 +520,13 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
 def _graph_replay(rnn, packed, x, h0, c0, lstm):
     """rnn_forward through the CUDA graph cached in `packed` (captured again when the shapes,
     the parameters or RNN_CONFIG change)."""
-    # everything here runs while the GPU idles: keep it to attribute reads (nn.RNNBase keeps
-    # _flat_weights current when a parameter is replaced; _version counts in-place updates)
-    weights = getattr(rnn, "_flat_weights", None) or list(rnn.parameters())
-    key = (x.shape, h0.shape, lstm, x.device, tuple(RNN_CONFIG.values()),
-           tuple((w.data_ptr(), w._version) for w in weights))
+    # everything here runs while the GPU idles: keep it to attribute reads
+    key = (x.shape, h0.shape, lstm, x.device, tuple(RNN_CONFIG.values()), _weights_key(rnn))
+    sources = [x, h0, c0] if lstm else [x, h0]
     if packed.graph is None or packed.graph[0] != key:
         packed.graph = None
-        static = (x.clone(), h0.clone(), c0.clone() if lstm else None)
-        args = (static[0], static[1], static[2] if lstm else static[1])
+        static = [source.clone() for source in sources]
+        args = (static[0], static[1], static[-1])   # a GRU's c0 slot repeats h0
         _run_stack(rnn, packed, *args, lstm)   # outside the capture: builds, plans, packs
         torch.cuda.synchronize()
         graph = torch.cuda.CUDAGraph()
@@ -533,10 +538,7 @@ def _graph_replay(rnn, packed, x, h0, c0, lstm):
             return _run_stack(rnn, packed, x, h0, c0, lstm)
         packed.graph = (key, graph, static, outputs)
     _, graph, static, outputs = packed.graph
-    if lstm:   # one launch for the three copies
-        torch._foreach_copy_(list(static), [x, h0, c0])
-    else:
-        torch._foreach_copy_(list(static[:2]), [x, h0])
+    torch._foreach_copy_(static, sources)   # one launch for all the input copies
     graph.replay()
     return tuple(None if out is None else out.clone() for out in outputs)
 
@@ -1060,17 +1062,12 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     };
     // 8 rows a pass while more than 4 remain, then 4, then 2; 9 or 10 left: 8 and 2 in one
     // pass (B = 10: one pass), unless registers are short (MC = 5 spills with it)
+    constexpr bool kFusable = MC <= 4;
     for (int r0 = 0; r0 < nb;) {
       const int left = nb - r0;
-      bool fused = false;
-      if constexpr (MC <= 4) {
-        if (p.fuse && left > 8 && left <= 10) {
-          pass(Rows<8>{}, Rows<2>{}, r0);
-          r0 += 10;
-          fused = true;
-        }
-      }
-      if (fused) {
+      if (kFusable && p.fuse && left > 8 && left <= 10) {
+        if constexpr (kFusable) pass(Rows<8>{}, Rows<2>{}, r0);  // not even built for MC = 5
+        r0 += 10;
       } else if (left > 4) {
         pass(Rows<8>{}, Rows<0>{}, r0);
         r0 += 8;

@@ -450,17 +450,12 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     };
     // 8 rows a pass while more than 4 remain, then 4, then 2; 9 or 10 left: 8 and 2 in one
     // pass (B = 10: one pass), unless registers are short (MC = 5 spills with it)
+    constexpr bool kFusable = MC <= 4;
     for (int r0 = 0; r0 < nb;) {
       const int left = nb - r0;
-      bool fused = false;
-      if constexpr (MC <= 4) {
-        if (p.fuse && left > 8 && left <= 10) {
-          pass(Rows<8>{}, Rows<2>{}, r0);
-          r0 += 10;
-          fused = true;
-        }
-      }
-      if (fused) {
+      if (kFusable && p.fuse && left > 8 && left <= 10) {
+        if constexpr (kFusable) pass(Rows<8>{}, Rows<2>{}, r0);  // not even built for MC = 5
+        r0 += 10;
       } else if (left > 4) {
         pass(Rows<8>{}, Rows<0>{}, r0);
         r0 += 8;
