@@ -1,49 +1,54 @@
-"""`evaluate`: load a task and a candidate in a sandboxed child, check the candidate's correctness,
-time it against the reference (GPU only), profile it, and report facts (docs/protocol.md).
+"""`evaluate`: the judge. Checks a candidate against the reference and times it against PyTorch
+(docs/trust.md, docs/protocol.md).
 
-Order inside the child, each step able to end the evaluation with a status:
-import candidate -> build Model and ModelNew from the same seed -> correctness over N input sets
-(candidate first, then the fp32 reference on fresh clones, then the fp64 reference) -> constant
-output check -> same-tensor-new-contents check -> alternative-shape check -> timing (and the
-outputs of timed calls) -> profile -> post-timing correctness on fresh inputs -> trust guard
-verdict."""
+Two processes, two trust levels. The judge (this module, in the worker's forked evaluation
+child) loads the task, builds the reference, draws every input set from a fresh, unpredictable
+seed, computes the expected outputs (fp32 and fp64, kept on the device), times the baselines
+(eager, torch.compile, CUDA graph) and writes the verdict. It never runs candidate code. The
+candidate runs in a separate, freshly started, OS-confined process (candidate_host.py, started by
+candidate_proxy.py) that only maps inputs to outputs: the judge writes inputs into buffers shared
+with it and reads its outputs from others (shared_memory.py).
+
+Order, each step able to end the evaluation with a status:
+start the candidate process (its imports overlap the judge's work) -> load the task, build the
+reference, record its operators (the policy) -> load and build the candidate -> correctness over N
+fresh input sets (two input slots alternate, so the same addresses come back with new contents:
+caches keyed by the tensor fail) with the inputs checked unchanged after every call -> constant
+output check -> alternative-shape check -> timing in blocks interleaved with the baselines, every
+timed output checked, the candidate's event times cross-checked with the judge's wall clock ->
+profile -> a fresh input set after timing -> the candidate's own report (violations, side
+effects)."""
 
 import copy
+import math
 import os
 import random
 import re
 import shutil
+import statistics
 import time
-from contextlib import contextmanager
 
-from kforge_worker import numerics, trust
-from kforge_worker.errors import Failure, classify, describe, kernel_location
-from kforge_worker.task_loader import (LoadError, alternative_overrides, load_candidate,
-                                       load_task)
+from kforge_worker import numerics
+from kforge_worker.errors import Failure, describe
+from kforge_worker.seeding import fresh_seed, seed_all
+from kforge_worker.task_loader import LoadError, alternative_overrides, load_task
 
 DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "calibrated",
             "input_sets": 5, "trials": 100, "warmup": 10, "flush_l2": True, "timeout_s": 600,
             "allow_pytorch_only": False, "check_generalization": True, "baselines": ["eager"],
             "profile": True, "timing_budget_s": 120}
 TIMING_INPUT_SETS = 3
-SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-eval-[^/\s]+/kforge_candidate_\d+\.py")
+BLOCK_TRIALS = 10               # timed trials per block (one round trip to the candidate)
+SLOT_BUDGET_BYTES = 4 << 30     # shared timing slots (inputs + outputs) at most this large
+MIN_OWN_SHARE = 0.1             # on the GPU, the candidate's own kernels' share of its GPU time
+SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-eval-[^/\s]+/kforge_candidate\.py")
+# Model and ModelNew are built from this seed, so equal parameter layouts get equal weights. It
+# is no secret: the weights are not the answer; the inputs, drawn from fresh seeds, are.
 SEED_BASE = 1000
-# Every correctness forward starts from this RNG state, so that a task drawing random numbers
-# inside forward (some public KernelBench versions draw h0 there) draws the same for the
-# candidate and the reference.
+# Every forward starts from this RNG state, so that a task drawing random numbers inside forward
+# (some public KernelBench versions draw h0 there) draws the same for the candidate and the
+# reference.
 FORWARD_SEED = 424242
-
-
-def seed_all(seed):
-    import numpy
-    import torch
-    random.seed(seed)
-    numpy.random.seed(seed % 2 ** 32)
-    # Seeds the CPU generator and every CUDA device's (torch.cuda.manual_seed_all, queued until
-    # CUDA initialises when it has not yet; the child never inherits an initialised CUDA, which
-    # is the one case, a "bad fork", where torch skips it). Inputs drawn on the device depend on
-    # this (draw_inputs); test_units checks that it reaches the CUDA generators.
-    torch.manual_seed(seed)
 
 
 def draw_inputs(task, device, seed):
@@ -113,8 +118,108 @@ def upcast(values):
             for v in values]
 
 
+
+
+def _dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _json_value(value):
+    """A non-tensor forward or constructor argument, as JSON, or raise (the task's problem)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)) and all(
+            item is None or isinstance(item, (bool, int, float, str)) for item in value):
+        return list(value)
+    raise LoadError(f"an argument of type {type(value).__name__} cannot be passed to the "
+                    f"candidate process (tensors, numbers, strings and lists of them can)")
+
+
+class Slots:
+    """Shared buffers for one input set's tensors (`inputs`) and one call's outputs
+    (`outputs`), sized for a shape configuration: the judge writes inputs and reads outputs."""
+
+    def __init__(self, candidate, input_set, expected):
+        import torch
+        self.candidate = candidate
+        self.positions = [index for index, value in enumerate(input_set)
+                          if isinstance(value, torch.Tensor)]
+        self.input_ids = candidate.share([max(value.numel() * value.element_size(), 1)
+                                          for value in input_set if isinstance(value, torch.Tensor)])
+        self.output_ids = candidate.share([max(item.numel() * item.element_size(), 1)
+                                           for item in expected])
+        self.expected = [(item.dtype, tuple(item.shape)) for item in expected]
+
+    def write(self, input_set):
+        """Copy an input set into the slot; returns the encoded arguments of the call."""
+        import torch
+        args, ids = [], iter(self.input_ids)
+        for value in input_set:
+            if isinstance(value, torch.Tensor):
+                key = next(ids)
+                view = self.candidate.buffers[key].view(value.dtype, value.shape)
+                view.copy_(value)
+                args.append({"buffer": key, "dtype": _dtype_name(value.dtype),
+                             "shape": list(value.shape)})
+            else:
+                args.append({"value": _json_value(value)})
+        if self.candidate.device == "cuda":
+            torch.cuda.synchronize()
+        return args
+
+    def changed_inputs(self, input_set):
+        """Indices of tensor inputs whose bytes in the slot differ from the input set's."""
+        import torch
+        changed = []
+        for key, position in zip(self.input_ids, self.positions):
+            value = input_set[position]
+            view = self.candidate.buffers[key].view(value.dtype, value.shape)
+            if not torch.equal(view.reshape(-1).view(torch.uint8),
+                               value.contiguous().reshape(-1).view(torch.uint8)):
+                changed.append(position)
+        return changed
+
+    def outputs(self, described, where):
+        """The candidate's outputs (views over the output buffers), after checking what it
+        reported about them against the reference's outputs; a Failure otherwise."""
+        import torch
+        if not isinstance(described, list):
+            raise Failure("runtime_error", f"{where}: the candidate process sent no outputs")
+        if len(described) != len(self.expected):
+            raise Failure("wrong_output", f"{where}: returned {len(described)} outputs, expected "
+                                          f"{len(self.expected)}")
+        got = []
+        for index, (entry, (dtype, shape), key) in enumerate(
+                zip(described, self.expected, self.output_ids)):
+            entry = entry if isinstance(entry, dict) else {}
+            if entry.get("type") != "tensor":
+                raise Failure("wrong_output", f"{where}: output {index} is a "
+                                              f"{entry.get('type')}, expected a tensor")
+            if entry.get("subclass"):
+                raise Failure("rejected", f"output {index} is a torch.Tensor subclass (lazy or "
+                                          f"overridden behaviour); return a plain tensor",
+                              reasons=[f"output {index} is a torch.Tensor subclass"])
+            if entry.get("device") != self.candidate.device:
+                raise Failure("wrong_output", f"{where}: output {index} is on "
+                                              f"{entry.get('device')}, expected "
+                                              f"{self.candidate.device}")
+            if list(entry.get("shape") or []) != list(shape):
+                raise Failure("wrong_output", f"{where}: output {index} has shape "
+                                              f"{entry.get('shape')}, expected {list(shape)}")
+            if entry.get("dtype") != _dtype_name(dtype):
+                raise Failure("wrong_output", f"{where}: output {index} has dtype "
+                                              f"torch.{entry.get('dtype')}, expected {dtype}")
+            if not entry.get("copied"):
+                raise Failure("runtime_error", f"{where}: output {index} was not delivered")
+            got.append(self.candidate.buffers[key].view(dtype, shape))
+        return got
+
+    def release(self):
+        self.candidate.release(self.input_ids + self.output_ids)
+
+
 class Evaluation:
-    def __init__(self, request, scratch):
+    def __init__(self, request, scratch, started):
         import torch
         self.torch = torch
         self.request = {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
@@ -123,37 +228,26 @@ class Evaluation:
         self.scratch = scratch
         self.task_path = self.request["task_path"]
         self.candidate_path = self.request["candidate_path"]
+        self.deadline = started + float(self.request["timeout_s"])
         self.result = {"status": "ok", "error": "", "error_location": None, "reasons": [],
                        "correctness": None, "generalizes": "unknown", "timing": None,
                        "score": None, "speedup_vs_best_baseline": None,
                        "launches_per_forward": None, "kernels": [], "timed_s": 0.0,
-                       "inputs_drawn_on": None}
+                       "inputs_drawn_on": None, "seeds": [], "side_effects": [],
+                       "confinement": None}
         self.files = {}
-        self.settings = numerics.capture()  # the reference's numerics (before the candidate)
+        self.settings = numerics.capture()
         self.model64 = None
         self.fp64_error = None
         self.fp64_missing = False
+        self.candidate = None
 
     # ---- helpers ----------------------------------------------------------------------------
 
-    @contextmanager
-    def candidate_code(self, what):
-        """Exceptions raised while candidate code runs become a classified Failure."""
-        try:
-            yield
-        except Failure:
-            raise
-        except (Exception, SystemExit) as error:
-            text, location = describe(error, self.files)
-            module = getattr(self, "module", None)
-            kernel_line = kernel_location(error, module, self.files) if module else None
-            if kernel_line:
-                text += f"\n(the error is at {kernel_line})"
-            raise Failure(classify(error), f"failed to {what}:\n{text}",
-                          kernel_line or location) from None
-
     def reference_code(self, what):
         """The reference failing is the task's problem, not the candidate's: ok=false."""
+        from contextlib import contextmanager
+
         from kforge_worker.sandbox import RequestFailure
 
         @contextmanager
@@ -171,58 +265,39 @@ class Evaluation:
         if self.device == "cuda":
             self.torch.cuda.synchronize()
 
-    def build(self, model_new, seed):
-        """Model and ModelNew from the same seed, so equal parameter layouts get equal weights."""
-        seed_all(seed)
-        with self.reference_code("call get_init_inputs()"):
-            init_inputs = self.task.init_inputs()
-        seed_all(seed)
-        with self.reference_code("build Model"), numerics.under(self.settings):
-            reference = self.task.model_class(*clone_values(init_inputs)).to(self.device).eval()
-        seed_all(seed)
-        shown = ", ".join(_short_repr(value) for value in init_inputs)
-        with self.candidate_code(f"build ModelNew({shown}) (the arguments Model gets)"):
-            candidate = model_new(*clone_values(init_inputs))
-            candidate = candidate.to(self.device).eval()
-        return reference, candidate
-
     def make_inputs(self, seed):
-        """One input set: the copy that every run of it clones from, so the candidate and the
-        references see the same values. On the device when drawn there (draw_inputs; anything
-        get_inputs() left on the CPU is moved), else on the CPU as in CPU mode."""
+        """One input set, drawn by the judge from `seed`; recorded in the result's `seeds`."""
+        self.result["seeds"].append(seed)
         with self.reference_code("call get_inputs()"), numerics.under(self.settings):
             values, where = draw_inputs(self.task, self.device, seed)
             self.result["inputs_drawn_on"] = where
             return clone_values(values, where)
 
-    def run_candidate(self, model, inputs, what):
-        from kforge_worker.correctness import output_list, to_host
-        seed_all(FORWARD_SEED)
-        with self.candidate_code(what), self.torch.no_grad():
-            outputs = output_list(self.guard.call_candidate(model, inputs), "the candidate's")
-            self.sync()
-        for index, item in enumerate(outputs):
-            if item.device.type != self.device:
-                raise Failure("wrong_output", f"output {index} is on {item.device.type}, "
-                                              f"expected {self.device}")
-        with self.candidate_code(what):
-            return to_host(outputs)
+    def build_reference(self):
+        seed_all(SEED_BASE)
+        with self.reference_code("call get_init_inputs()"):
+            init_inputs = self.task.init_inputs()
+        seed_all(SEED_BASE)
+        with self.reference_code("build Model"), numerics.under(self.settings):
+            reference = self.task.model_class(*clone_values(init_inputs)).to(self.device).eval()
+        return reference, init_inputs
 
     def run_reference(self, model, input_set):
-        from kforge_worker.correctness import output_list, to_host
+        """The fp32 reference's outputs on the device (they stay there: the candidate cannot
+        reach the judge's memory, and no host copy of a large output is made)."""
+        from kforge_worker.correctness import output_list
         seed_all(FORWARD_SEED)
         with self.reference_code("run the reference"), self.torch.no_grad(), \
                 numerics.under(self.settings):
-            return to_host(output_list(model(*clone_values(input_set, self.device)),
-                                       "the reference's"))
+            outputs = output_list(model(*clone_values(input_set, self.device)), "the reference's")
+            return [item.detach().clone() for item in outputs]
 
     def run_reference64(self, model, input_set):
         """fp64 reference on the device if it runs there (cuDNN RNNs do), else on the CPU; None
         when it runs nowhere (an op without a float64 kernel, a task forcing float32): the fp32
         reference then stands in and the calibrated verdict equals the kernelbench one."""
-        from kforge_worker.correctness import output_list, to_host
+        from kforge_worker.correctness import output_list
         if self.model64 is None or self.model64[0] is not model:
-            # (reference, its fp64 copy or None, that copy's device, devices still to try)
             self.model64 = [model, None, None, [self.device, "cpu"] if self.device != "cpu"
                             else ["cpu"]]
         state = self.model64
@@ -239,125 +314,152 @@ class Evaluation:
             try:
                 seed_all(FORWARD_SEED)
                 with self.torch.no_grad(), numerics.under(self.settings):
-                    return to_host(output_list(state[1](*upcast(clone_values(
-                        input_set, state[2]))), "the reference's"))
+                    return [item.detach() for item in output_list(state[1](*upcast(clone_values(
+                        input_set, state[2]))), "the reference's")]
             except Exception as error:
                 self.fp64_error = f"{type(error).__name__}: {str(error)[:200]}"
                 state[1] = None
                 if state[2] != "cpu":
                     self.torch.cuda.empty_cache()
 
-    def compare_one(self, reference, candidate, input_set, where, comparison, inputs=None):
-        """Candidate first (on `inputs`, or fresh device copies), then the references."""
-        got = self.run_candidate(candidate, inputs if inputs is not None else
-                                 clone_values(input_set, self.device), "run ModelNew.forward")
-        want32 = self.run_reference(reference, input_set)
-        want64 = self.run_reference64(reference, input_set)
+    def expected(self, model, input_set):
+        want32 = self.run_reference(model, input_set)
+        want64 = self.run_reference64(model, input_set)
         if want64 is None:
-            comparison.fp64_reliable = False
             self.fp64_missing = True
             want64 = want32
-        comparison.add(got, want32, want64, where)
-        return got, want32, want64
+        return want32, want64
+
+    def call(self, slots, input_set, where):
+        """One checked call of the candidate on `input_set` (written into `slots`): its outputs
+        (views over the shared output buffers; valid until the next call on these slots)."""
+        args = slots.write(input_set)
+        reply = self.candidate.request({"op": "call", "args": args, "outputs": slots.output_ids,
+                                        "seed": FORWARD_SEED})
+        changed = slots.changed_inputs(input_set)
+        if changed:
+            raise Failure("rejected", f"mutated input {changed[0]} in place ({where})",
+                          reasons=[f"mutated input {changed[0]} in place"])
+        self.last_call = reply
+        return slots.outputs(reply.get("outputs"), where)
 
     # ---- steps ------------------------------------------------------------------------------
 
+    def start_candidate(self):
+        """The candidate process starts first: its imports overlap the judge's own work."""
+        from kforge_worker.candidate_proxy import CandidateProcess
+        from kforge_worker.confinement import build_cache
+        from kforge_worker.sandbox import DEFAULT_HOST_MEMORY_GB, RequestFailure, resolve
+        copy_path = os.path.join(self.scratch, "kforge_candidate.py")
+        try:
+            shutil.copyfile(resolve(self.request, "candidate_path"), copy_path)
+            with open(copy_path, "rb") as handle:
+                source = handle.read()
+        except OSError as error:
+            raise RequestFailure(f"failed to read candidate {self.candidate_path}: "
+                                 f"{error.strerror}") from None
+        self.copy_path = copy_path
+        memory = float(self.request.get("host_memory_gb") or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
+        try:
+            self.candidate = CandidateProcess(self.scratch, build_cache(source), self.device,
+                                              self.deadline - 5, memory)
+        except RuntimeError as error:  # confinement required and unavailable
+            raise RequestFailure(str(error)) from None
+        self.result["confinement"] = self.candidate.confinement
+        if self.candidate.confinement.get("warning"):
+            self.result.setdefault("notes", []).append(
+                "WARNING: " + self.candidate.confinement["warning"])
+
     def load(self):
         from kforge_worker.sandbox import RequestFailure, resolve
+        from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy
         try:
             self.task = load_task(self.task_path, self.request["shrink"],
                                   self.request["overrides"], resolve(self.request, "task_path"))
         except LoadError as error:
             raise RequestFailure(str(error)) from None
         self.files[os.path.abspath(self.task.module.__file__)] = self.task_path
-        copy_path = os.path.join(self.scratch, f"kforge_candidate_{os.getpid()}.py")
+        self.reference, self.init_inputs = self.build_reference()
+        # The policy: the reference's operators, recorded here, in the judge.
+        first = self.make_inputs(fresh_seed())
+        ops, modules = OpRecorder(), ModuleRecorder()
+        seed_all(FORWARD_SEED)
         try:
-            shutil.copyfile(resolve(self.request, "candidate_path"), copy_path)
-        except OSError as error:
-            raise RequestFailure(f"failed to read candidate {self.candidate_path}: "
-                                 f"{error.strerror}") from None
-        self.files[os.path.abspath(copy_path)] = self.candidate_path
-        self.guard = trust.Guard(self.task, self.request)
-        self.guard.before_candidate_import()
-        try:
-            self.module, self.model_new = load_candidate(copy_path, self.candidate_path)
-        except LoadError as error:
-            raise Failure(error.status, str(error), error.location) from None
-        self.guard.after_candidate_import(self.module, self.task.model_class)
-        self.share_constants()
+            with self.torch.no_grad(), numerics.under(self.settings), modules, ops:
+                self.reference(*clone_values(first, self.device))
+            policy = Policy(ops.names, [t for t in modules.types
+                                        if t is not type(self.reference)], self.task.model_class)
+        except Exception:  # the reference's own problem shows in its real run below
+            policy = Policy([], [], self.task.model_class)
+        self.first_set = first
+        self.candidate.request({
+            "op": "load", "candidate": self.copy_path, "display": self.candidate_path,
+            "shapes": self.task.shapes, "device": self.device,
+            "reference_name": self.task.model_class.__name__, "policy": policy.describe(),
+            "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
+        self.build_candidate(self.init_inputs)
 
-    def share_constants(self):
-        """The task's shape constants (overrides applied) are set as globals of the candidate's
-        module too: a candidate that copies `batch_size = 10` from the task, or simply uses
-        `batch_size` in __init__ as KernelBench files do, sees the shapes being evaluated."""
-        for name, value in self.task.shapes.items():
-            setattr(self.module, name, value)
+    def build_candidate(self, init_inputs):
+        import torch
+        tensors = [value for value in init_inputs if isinstance(value, torch.Tensor)]
+        args, ids = [], iter(self.candidate.share([max(t.numel() * t.element_size(), 1)
+                                                   for t in tensors]) if tensors else [])
+        for value in init_inputs:
+            if isinstance(value, torch.Tensor):
+                key = next(ids)
+                self.candidate.buffers[key].view(value.dtype, value.shape).copy_(value)
+                args.append({"buffer": key, "dtype": _dtype_name(value.dtype),
+                             "shape": list(value.shape)})
+            else:
+                try:
+                    args.append({"value": _json_value(value)})
+                except LoadError as error:
+                    from kforge_worker.sandbox import RequestFailure
+                    raise RequestFailure(f"failed to pass get_init_inputs() of {self.task_path}"
+                                         f" to the candidate: {error}") from None
+        self.candidate.request({"op": "build", "args": args, "seed": SEED_BASE,
+                                "shapes": self.task.shapes})
 
     def correctness(self):
         from kforge_worker.correctness import Comparison, same_outputs
-        from kforge_worker.launches import count_triton_launches
-        self.reference, self.candidate = self.build(self.model_new, SEED_BASE)
-        self.guard.check_model(self.candidate, self.reference)
         comparison = Comparison(self.precision)
-        self.kept = []
-        # Whether every set's output is bit-identical to the first set's (the constant-output
-        # check): compared against the first host copies, not hashed (hashing a 256 MB output
-        # cost ~0.4 s per set).
+        sets = int(self.request["input_sets"])
         first_got = first_want = None
         candidate_constant = reference_constant = True
-        for index in range(int(self.request["input_sets"])):
-            seed = SEED_BASE + 1 + index
-            input_set = self.make_inputs(seed)
-            with count_triton_launches() as launches:
-                got, want32, want64 = self.compare_one(
-                    self.reference, self.candidate, input_set,
-                    f"input set {index} (seed {seed})", comparison)
-            # CPU: launches counted on the last set (the first may include autotuning runs).
-            if index == int(self.request["input_sets"]) - 1 and self.device == "cpu":
-                self.result["launches_per_forward"] = launches.total
-                self.result["kernels"] = [
-                    {"name": name, "calls_per_forward": calls, "time_share": None, "own": True}
-                    for name, calls in launches.by_kernel.most_common()]
-            if index < 2:
-                self.kept.append((input_set, want32, want64))
+        slots = None
+        for index in range(sets):
+            input_set = self.first_set if index == 0 else self.make_inputs(fresh_seed())
+            seed = self.result["seeds"][-1] if index else self.result["seeds"][0]
+            want32, want64 = self.expected(self.reference, input_set)
+            if slots is None:
+                # two slots, alternating: set 2 arrives at set 0's addresses with new contents
+                slots = [Slots(self.candidate, input_set, want32) for _ in range(2)]
+                self.slots = slots
+            where = f"input set {index} (seed {seed})"
+            got = self.call(slots[index % 2], input_set, where)
+            comparison.add(got, want32, want64, where)
+            got = [item.clone() for item in got]
+            if index == sets - 1:
+                launches = self.last_call.get("launches") or {}
+                if self.device == "cpu" and isinstance(launches, dict):
+                    self.result["launches_per_forward"] = sum(
+                        v for v in launches.values() if isinstance(v, int))
+                    self.result["kernels"] = [
+                        {"name": str(name), "calls_per_forward": calls, "time_share": None,
+                         "own": True} for name, calls in launches.items()]
             if first_got is None:
                 first_got, first_want = got, want32
             else:
                 candidate_constant &= same_outputs(got, first_got)
                 reference_constant &= same_outputs(want32, first_want)
-        sets = int(self.request["input_sets"])
+            if not comparison.passed:
+                break
         if comparison.passed and sets > 1 and not reference_constant and candidate_constant:
             comparison.fail(f"output does not depend on the input: bit-identical for all {sets} "
                             f"input sets while the reference's output varies")
         self.result["correctness"] = comparison.report()
         if not comparison.passed:
             raise Failure("wrong_output", comparison.first_failure)
-
-    def reuse_check(self):
-        """Same input tensor objects, new contents copied in place: a cache keyed by data_ptr
-        (or by id) returns the old answer here. Both calls are checked: the tensors may land at
-        an address a correctness run already used, and a cache hit there answers the first call
-        with whatever that run's inputs were (the second call's, by chance, when the freed
-        clone of input set 1 sat at the same address)."""
-        from kforge_worker.correctness import Comparison
-        if len(self.kept) < 2:
-            return
-        (first, first32, first64), (second, want32, want64) = self.kept
-        tensors = clone_values(first, self.device)
-        if not any(isinstance(value, self.torch.Tensor) for value in tensors):
-            return
-        got_first = self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
-        for target, source in zip(tensors, second):
-            if isinstance(target, self.torch.Tensor):
-                target.copy_(source)
-        got = self.run_candidate(self.candidate, tensors, "run ModelNew.forward")
-        comparison = Comparison(self.precision)
-        comparison.add(got_first, first32, first64, "input set 0 in new tensors")
-        comparison.add(got, want32, want64, "input set 1 copied into the tensors of input set 0")
-        if not comparison.passed:
-            raise Failure("wrong_output", "wrong when the same input tensors are reused with new "
-                                          "contents (a cache keyed by the tensor?):\n"
-                          + comparison.first_failure)
 
     def generalization(self):
         """Correct at one alternative shape set too, or the shapes are hard-coded."""
@@ -367,29 +469,25 @@ class Evaluation:
             return
         previous = {name: self.task.shapes[name] for name in alternative}
         self.task.apply(alternative)
-        self.share_constants()
         shown = ", ".join(f"{name}={value}" for name, value in alternative.items())
+        slots = None
         try:
             try:
-                seed_all(SEED_BASE)
-                with numerics.under(self.settings):
-                    reference = self.task.model_class(*self.task.init_inputs())
-                reference = reference.to(self.device).eval()
-                input_set = self.make_inputs(SEED_BASE + 100)
-                want32 = self.run_reference(reference, input_set)
-                want64 = self.run_reference64(reference, input_set) or want32
+                reference, init_inputs = self.build_reference()
+                input_set = self.make_inputs(fresh_seed())
+                want32, want64 = self.expected(reference, input_set)
             except Exception:  # RequestFailure included: the reference fails at these shapes
                 self.result["generalizes"] = "unknown"
                 return
             comparison = Comparison(self.precision)
             try:
-                _, candidate = self.build(self.model_new, SEED_BASE)
-                got = self.run_candidate(candidate, clone_values(input_set, self.device),
-                                         "run ModelNew.forward")
+                self.build_candidate(init_inputs)
+                slots = Slots(self.candidate, input_set, want32)
+                got = self.call(slots, input_set, f"shapes {shown}")
                 comparison.add(got, want32, want64, f"shapes {shown}")
                 problem = comparison.first_failure
             except Failure as failure:
-                if failure.status == "rejected":  # a trust refusal, not a shape problem
+                if failure.status in ("rejected", "timeout", "crashed"):
                     raise
                 problem = failure.message
             if problem is None:
@@ -402,89 +500,173 @@ class Evaluation:
                           reasons=[f"hard-coded shapes: correct at task shapes, wrong at "
                                    f"{{{shown}}}: {first_line}"])
         finally:
+            if slots is not None:
+                slots.release()
             self.task.apply(previous)
-            self.share_constants()
             self.model64 = None
+            if self.result["generalizes"] == "yes":
+                self.build_candidate(self.init_inputs)  # back to the task's shapes
 
     def timing(self):
+        """Blocks of BLOCK_TRIALS trials, the candidate's (in its process) interleaved with the
+        baselines' (here), the order rotating every round. Before each candidate block the judge
+        writes a random choice of the timing input sets into the slots, so the same addresses
+        keep receiving other contents; every output of every timed call is checked."""
         from kforge_worker import timing
-        drawn_sets = [self.make_inputs(SEED_BASE + 200 + i) for i in range(TIMING_INPUT_SETS)]
-        candidate_sets = [clone_values(s, self.device) for s in drawn_sets]
-        reference_sets = [clone_values(s, self.device) for s in drawn_sets]
-        candidate, reference = self.candidate, self.reference
-        runners = {"candidate": lambda i: (lambda: candidate(*candidate_sets[i])),
-                   "eager": lambda i: (lambda: reference(*reference_sets[i]))}
+        from kforge_worker.correctness import Comparison
+        torch = self.torch
+        pick = random.SystemRandom()
+        sets = [self.make_inputs(fresh_seed()) for _ in range(TIMING_INPUT_SETS)]
+        wanted = [self.expected(self.reference, s) for s in sets]
+        in_bytes = sum(v.numel() * v.element_size() for v in sets[0] if isinstance(v, torch.Tensor))
+        out_bytes = sum(item.numel() * item.element_size() for item in wanted[0][0])
+        block = max(1, min(BLOCK_TRIALS, SLOT_BUDGET_BYTES // max(in_bytes + out_bytes, 1)))
+        slots = [Slots(self.candidate, sets[0], wanted[0][0]) for _ in range(block)]
+        runners = {}
         reasons = {}
+        reference_sets = [clone_values(s, self.device) for s in sets]
         baselines = self.request["baselines"] or []
+        # eager always: the score is against it, and its blocks measure the judge's own overhead
+        runners["eager"] = lambda i: (lambda: self.reference(*reference_sets[i]))
         if "compile" in baselines:
-            runner, reasons["compile"] = timing.compile_runner(reference, reference_sets[0])
+            runner, reasons["compile"] = timing.compile_runner(self.reference, reference_sets[0])
             if runner:
                 runners["compile"] = lambda i, r=runner: r(reference_sets[i])
         if "cuda_graph" in baselines:
-            runner, reasons["cuda_graph"] = timing.cuda_graph_runner(reference, reference_sets[0])
+            runner, reasons["cuda_graph"] = timing.cuda_graph_runner(self.reference,
+                                                                     reference_sets[0])
             if runner:
                 runners["cuda_graph"] = lambda i, r=runner: r(reference_sets[i])
-        timed_outputs = {}
-        with self.candidate_code("time ModelNew.forward"):
-            stats, timed_s = timing.time_interleaved(
-                runners, list(range(TIMING_INPUT_SETS)), int(self.request["trials"]),
-                int(self.request["warmup"]), bool(self.request["flush_l2"]),
-                checkpoint=getattr(self.guard, "checkpoint", None),
-                budget_s=float(self.request["timing_budget_s"]),
-                keep={"candidate": timed_outputs})
-        result = {"candidate": stats["candidate"], "eager": stats["eager"],
-                  "compile": stats.get("compile"), "cuda_graph": stats.get("cuda_graph")}
+        flush = timing.l2_flush_buffer(torch.cuda.current_device()) \
+            if self.request["flush_l2"] else None
+        # the judge's blocks copy each output as the candidate's copy theirs into the slots, so
+        # both sides' wall time carries the same per-trial work besides the forward
+        sink = [item.clone() for item in wanted[0][0]]
+        names = ["candidate"] + list(runners)
+        samples = {name: [] for name in names}
+        gaps = {name: [] for name in names}
+        comparison = Comparison(self.precision)
+        trials = int(self.request["trials"])
+        rounds = max(1, math.ceil(trials / block))
+        budget = float(self.request["timing_budget_s"])
+        began = time.monotonic()
+        round_index = 0
+        warmup = int(self.request["warmup"])
+        while round_index <= rounds:
+            round_began = time.monotonic()
+            order = names[round_index % len(names):] + names[:round_index % len(names)]
+            for name in order:
+                chosen = [pick.randrange(len(sets)) for _ in range(block)]
+                if name == "candidate":
+                    ms, wall = self.candidate_block(slots, sets, chosen, wanted, comparison,
+                                                    round_index, warmup if not round_index else 0)
+                else:
+                    ms, wall = timing.time_block([runners[name](i) for i in chosen], flush,
+                                                 warmup if not round_index else 0, sink)
+                if round_index:  # round 0 is the warm-up, discarded
+                    samples[name] += ms
+                    gaps[name].append((wall * 1e3 - sum(ms)) / len(ms))
+            round_index += 1
+            if round_index == 1 and budget:  # fewer rounds when one would blow the budget
+                spent = time.monotonic() - round_began
+                affordable = int(budget / max(spent, 1e-9))
+                rounds = min(rounds, max(affordable, math.ceil(timing.MIN_TRIALS / block)))
+        for slot in slots:
+            slot.release()
+        stats = {name: timing.stats(values) for name, values in samples.items() if values}
+        candidate_ms = stats["candidate"]["median_ms"]
+        judge_gap = statistics.median(gaps["eager"])
+        candidate_gap = statistics.median(gaps["candidate"])
+        stats["candidate"]["wall_gap_ms"] = candidate_gap
+        stats["eager"]["wall_gap_ms"] = judge_gap
+        allowed = 2 * judge_gap + 0.05 + 3.0 / block
+        self.result["timing"] = {"candidate": stats["candidate"], "eager": stats["eager"],
+                                 "compile": stats.get("compile"),
+                                 "cuda_graph": stats.get("cuda_graph"),
+                                 "block_trials": block, "allowed_gap_ms": allowed}
         failed = {name: reason for name, reason in reasons.items() if reason}
         if failed:
-            result["baseline_errors"] = failed
-        self.result["timing"] = result
-        self.result["timed_s"] = timed_s
-        candidate_ms = stats["candidate"]["median_ms"]
+            self.result["timing"]["baseline_errors"] = failed
+        self.result["timed_s"] = sum(sum(v) for v in samples.values()) / 1e3
+        self.result["phases_s"]["timing_wall"] = round(time.monotonic() - began, 3)
+        if candidate_gap > allowed:
+            reason = (f"timing reported by the candidate process ({candidate_ms:.3f} ms per call) "
+                      f"disagrees with the judge's wall clock: {candidate_gap:.3f} ms per call "
+                      f"unaccounted for (allowed {allowed:.3f}; the judge's own: "
+                      f"{judge_gap:.3f}): under-reported time, or work outside the timed stream")
+            raise Failure("rejected", reason, reasons=[reason])
         self.result["score"] = stats["eager"]["median_ms"] / candidate_ms
         best = min(stats[name]["median_ms"] for name in stats if name != "candidate")
         self.result["speedup_vs_best_baseline"] = best / candidate_ms
-        self.timed_output_check(drawn_sets, timed_outputs)
 
-    def timed_output_check(self, drawn_sets, timed_outputs):
-        """The candidate's outputs kept from timed trials (timing.time_interleaved's `keep`)
-        against the reference on fresh clones of the same inputs: a candidate honest in every
-        check but cheating once the same tensors keep coming back (attack 13) is wrong here."""
-        from kforge_worker.correctness import Comparison, output_list
-        comparison = Comparison(self.precision)
-        for index, (trial, outputs) in sorted(timed_outputs.items()):
-            got = output_list(outputs, "the candidate's")
-            want32 = self.run_reference(self.reference, drawn_sets[index])
-            want64 = self.run_reference64(self.reference, drawn_sets[index]) or want32
-            comparison.add(got, want32, want64, f"timing input set {index}")
+    def candidate_block(self, slots, sets, chosen, wanted, comparison, round_index, warmup):
+        """One block of timed candidate calls; every output checked, inputs checked unchanged.
+        Returns (event ms per trial as reported, the judge's wall seconds for the block)."""
+        trials = [{"args": slot.write(sets[index]), "outputs": slot.output_ids}
+                  for slot, index in zip(slots, chosen)]
+        began = time.perf_counter()
+        reply = self.candidate.request({"op": "time", "trials": trials, "warmup": warmup,
+                                        "flush": bool(self.request["flush_l2"])})
+        wall = time.perf_counter() - began
+        ms = reply.get("ms")
+        if not (isinstance(ms, list) and len(ms) == len(trials) and all(
+                isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in ms)):
+            raise Failure("rejected", "the candidate process reported malformed timings",
+                          reasons=["the candidate process reported malformed timings"])
+        for position, (slot, index) in enumerate(zip(slots, chosen)):
+            where = f"timed call {position + 1} of block {round_index}, input set {index}"
+            changed = slot.changed_inputs(sets[index])
+            if changed:
+                raise Failure("rejected", f"mutated input {changed[0]} in place ({where})",
+                              reasons=[f"mutated input {changed[0]} in place"])
+            described = reply.get("outputs")
+            got = slot.outputs(described[position] if isinstance(described, list) and
+                               position < len(described) else None, where)
+            comparison.add(got, wanted[index][0], wanted[index][1], where)
             if not comparison.passed:
-                raise Failure("wrong_output", f"wrong output during timing (trial {trial}):\n"
+                raise Failure("wrong_output", "wrong output during timing:\n"
                               + comparison.first_failure)
+        return [float(v) for v in ms], wall
 
     def profile(self):
-        from kforge_worker.launches import profile_forward, triton_kernel_names
-        inputs = self.make_inputs(SEED_BASE + 300)
-        device_inputs = clone_values(inputs, self.device)
-        with self.candidate_code("profile ModelNew.forward"), self.torch.no_grad():
-            launches, kernels = profile_forward(lambda: self.candidate(*device_inputs),
-                                                triton_kernel_names(self.module))
-        self.result["launches_per_forward"] = launches
-        self.result["kernels"] = kernels
-        if hasattr(self.guard, "note_kernels"):
-            self.guard.note_kernels(kernels)  # profiler evidence of own (e.g. CUDA C++) kernels
+        input_set = self.make_inputs(fresh_seed())
+        args = self.slots[0].write(input_set)
+        reply = self.candidate.request({"op": "profile", "args": args})
+        kernels = reply.get("kernels") if isinstance(reply.get("kernels"), list) else []
+        self.result["launches_per_forward"] = reply.get("launches")
+        self.result["kernels"] = kernels[:200]
+        own = [k for k in kernels if isinstance(k, dict) and k.get("own")]
+        share = sum(float(k.get("time_share") or 0) for k in own)
+        self.result["own_kernel_share"] = round(share, 4)
+        if own and share < MIN_OWN_SHARE and not self.request["allow_pytorch_only"]:
+            others = ", ".join(str(k.get("name"))[:60] for k in kernels
+                               if isinstance(k, dict) and not k.get("own"))[:300]
+            reason = (f"its own kernels did {share:.0%} of its GPU time (at least "
+                      f"{MIN_OWN_SHARE:.0%} required); the rest ran in PyTorch's kernels "
+                      f"({others}): a decoy launch does not make a kernel")
+            raise Failure("rejected", reason, reasons=[reason])
 
     def post_timing_check(self):
         from kforge_worker.correctness import Comparison
         comparison = Comparison(self.precision)
-        seed = SEED_BASE + 400
-        self.compare_one(self.reference, self.candidate, self.make_inputs(seed),
-                         f"fresh input set after timing (seed {seed})", comparison)
+        seed = fresh_seed()
+        input_set = self.make_inputs(seed)
+        want32, want64 = self.expected(self.reference, input_set)
+        where = f"fresh input set after timing (seed {seed})"
+        comparison.add(self.call(self.slots[1], input_set, where), want32, want64, where)
         if not comparison.passed:
             raise Failure("wrong_output", "correct before timing, wrong after it on fresh "
                                           "inputs:\n" + comparison.first_failure)
 
+    def finish(self):
+        """The candidate process's own report: violations its in-process guard saw (named, not
+        trusted to be complete) and the global state it changed."""
+        reply = self.candidate.request({"op": "finish"})
+        violations = [str(v)[:500] for v in (reply.get("violations") or [])][:20]
+        self.result["side_effects"] = [str(v)[:300] for v in (reply.get("side_effects") or [])][:40]
+        return violations
+
     def phase(self, name, step):
-        """Runs one step of the evaluation, adding its wall time to result["phases_s"] (where a
-        request's time goes besides the timed trials: bench/bench_harness.py prints it)."""
         began = time.monotonic()
         try:
             step()
@@ -493,37 +675,42 @@ class Evaluation:
             phases[name] = round(phases.get(name, 0.0) + time.monotonic() - began, 3)
 
     def run(self):
+        self.result["phases_s"] = {}
+        violations = []
         try:
-            self.phase("load", self.load)
-            self.phase("correctness", self.correctness)
-            self.phase("reuse_check", self.reuse_check)
-            if self.request["check_generalization"]:
-                self.phase("generalization", self.generalization)
-            if self.device == "cuda":
-                self.phase("timing", self.timing)
-                if self.request["profile"]:
-                    self.phase("profile", self.profile)
-                self.phase("post_timing_check", self.post_timing_check)
-        except Failure as failure:
-            self.result["status"] = failure.status
-            self.result["error"] = failure.message
-            self.result["error_location"] = failure.location
-            self.result["reasons"] += failure.reasons
-        guard = getattr(self, "guard", None)
-        if guard is not None:
-            refused = []
             try:
-                self.phase("trust_after", lambda: guard.after_timing(timing=self.result["timing"]))
-            except Failure as refusal:  # a refusal raised by the guard itself
-                refused.append(refusal.message)
-            violations = list(guard.violations) + refused
-            if violations:
-                self.result["reasons"] += violations
-                # A violation outranks any other outcome (a candidate can catch a refusal and
-                # then fail some other way), except one the parent decides: timeout, crashed.
-                if self.result["status"] not in ("rejected", "timeout", "crashed"):
-                    self.result["status"] = "rejected"
-                    self.result["error"] = "\n".join(violations)
+                self.phase("start_candidate", self.start_candidate)
+                self.phase("load", self.load)
+                self.phase("correctness", self.correctness)
+                if self.request["check_generalization"]:
+                    self.phase("generalization", self.generalization)
+                if self.device == "cuda":
+                    self.phase("timing", self.timing)
+                    if self.request["profile"]:
+                        self.phase("profile", self.profile)
+                    self.phase("post_timing_check", self.post_timing_check)
+            except Failure as failure:
+                self.result["status"] = failure.status
+                self.result["error"] = failure.message
+                self.result["error_location"] = failure.location
+                self.result["reasons"] += failure.reasons
+            if self.candidate is not None and self.result["status"] not in ("timeout", "crashed"):
+                try:
+                    violations = self.finish()
+                except Failure:
+                    pass
+        finally:
+            if self.candidate is not None:
+                self.result["output_bytes"] = self.candidate.output.bytes
+                self.result["output_tail"] = self.candidate.output.last_lines(40)
+                self.result["phases_s"]["candidate_start"] = round(self.candidate.start_s, 3)
+                self.candidate.close()
+        if violations:
+            self.result["reasons"] += [v for v in violations if v not in self.result["reasons"]]
+            # A violation outranks any other outcome, except timeout/crashed.
+            if self.result["status"] not in ("rejected", "timeout", "crashed"):
+                self.result["status"] = "rejected"
+                self.result["error"] = "\n".join(violations)
         fallback = getattr(getattr(self, "task", None), "inputs_fallback", None)
         if fallback:
             self.result.setdefault("notes", []).append(
@@ -533,11 +720,11 @@ class Evaluation:
             self.result.setdefault("notes", []).append(
                 f"no float64 reference (the calibrated verdict is the kernelbench one): "
                 f"{self.fp64_error}")
-        changed = numerics.differences(self.settings, numerics.capture())
-        if changed:
+        if self.result["side_effects"]:
             self.result.setdefault("notes", []).append(
-                f"the candidate changed global numerics (the reference ran without the "
-                f"change): {', '.join(changed)}")
+                "the candidate changed global state in its own process (the reference and the "
+                "baselines run in the judge, unaffected): "
+                + ", ".join(self.result["side_effects"][:8]))
         if self.result["status"] != "ok":
             self.result["score"] = None
             self.result["speedup_vs_best_baseline"] = None
@@ -547,23 +734,15 @@ class Evaluation:
 def _evaluate_child(request, scratch):
     started = time.monotonic()
     if request.get("device", "cuda") == "cpu":
-        # Read by triton at @triton.jit decoration time, i.e. when the candidate is imported.
         os.environ["TRITON_INTERPRET"] = "1"
-        from kforge_worker import interpreter_compat
-        interpreter_compat.install()
     import torch  # already imported by the worker; CUDA initialises in this child
     if request.get("device", "cuda") == "cpu":
-        # CPU mode checks small shapes; OpenMP threads only spin against each other (and
-        # against other workers) there: 15x slower on a loaded 2-core machine.
         torch.set_num_threads(1)
     from kforge_worker.hello import device_info, versions
-    trust.child_setup(scratch)
-    evaluation = Evaluation(request, scratch)
+    evaluation = Evaluation(request, scratch, started)
     profile_to = os.environ.get("KFORGE_EVALUATE_CPROFILE")
-    if profile_to:  # diagnostics: the child's Python profile (bench/bench_harness.py --cprofile)
+    if profile_to:  # diagnostics: the judge's Python profile (bench/bench_harness.py --cprofile)
         import cProfile
-        from kforge_worker import trust_audit
-        trust_audit.allow_write(profile_to)  # the harness's own file, not the candidate's
         profiler = cProfile.Profile()
         result = profiler.runcall(evaluation.run)
         profiler.dump_stats(os.path.join(profile_to, f"evaluate_{os.getpid()}.prof"))
@@ -601,8 +780,10 @@ def handle(request):
     require(request, ("task_path", "candidate_path"), "evaluate")
     if request.get("precision", "calibrated") not in ("calibrated", "kernelbench"):
         raise RequestError("failed to evaluate: precision must be calibrated or kernelbench")
+    # The judge enforces the limit on the candidate itself (and says so); this is the backstop
+    # for the judge.
     outcome = run_request(_evaluate_child, request,
-                          timeout_s=request.get("timeout_s") or DEFAULTS["timeout_s"],
+                          timeout_s=(request.get("timeout_s") or DEFAULTS["timeout_s"]) + 60,
                           host_memory_gb=request.get("host_memory_gb"))
     if outcome.status == "done":
         result = outcome.result
@@ -616,12 +797,13 @@ def handle(request):
         if outcome.status == "rejected":
             result["reasons"] = [outcome.message.split(": ", 1)[-1]]
     result["wall_s"] = outcome.wall_s
-    result["output_bytes"] = outcome.output.bytes
-    result["output_tail"] = outcome.output.last_lines(40)
+    if outcome.status != "done" or "output_tail" not in result:  # else: the candidate's output
+        result["output_bytes"] = outcome.output.bytes
+        result["output_tail"] = outcome.output.last_lines(40)
     # The child ran a scratch copy of the candidate: show the user's path instead.
     for key in ("error", "output_tail"):
         result[key] = SCRATCH_COPY.sub(request["candidate_path"], result[key] or "")
-    if outcome.status == "crashed":
+    if result["status"] == "crashed":
         _locate_crash(result, request["candidate_path"])
     return result
 

@@ -127,6 +127,42 @@ def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, 
     return result, timed_s
 
 
+def time_block(fns, flush, warmup=0, sink=None, after=None):
+    """One block of timed trials, the same loop in the judge (baselines) and in the candidate
+    process: per trial flush L2, synchronise, CUDA events around one call, synchronise; then,
+    outside the events, the trial's outputs go to `after(index, output)` or are copied into
+    `sink` (a list of tensors), so both sides do the same per-trial work besides the call.
+    Returns (event ms per trial, wall seconds of the block after the warm-up)."""
+    with torch.no_grad():
+        for index in range(warmup):
+            fns[index % len(fns)]()
+        torch.cuda.synchronize()
+        samples = []
+        began = time.perf_counter()
+        for index, fn in enumerate(fns):
+            if flush is not None:
+                flush.zero_()
+            torch.cuda.synchronize()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            output = fn()
+            end.record()
+            torch.cuda.synchronize()
+            samples.append(start.elapsed_time(end))
+            if after is not None:
+                after(index, output)
+            elif sink is not None:
+                items = list(output) if isinstance(output, (list, tuple)) else [output]
+                for target, item in zip(sink, items):
+                    if isinstance(item, torch.Tensor) and item.shape == target.shape:
+                        target.copy_(item)
+            del output
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - began
+    return samples, wall
+
+
 def eager_runner(model):
     return lambda inputs: (lambda: model(*inputs))
 

@@ -43,7 +43,7 @@ import threading
 import types
 
 from kforge_worker import trust_audit
-from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy
+from kforge_worker.trust_ops import AtenRecorder, ModuleRecorder, OpRecorder, Policy
 
 FILE_SIZE_LIMIT = 1 << 30       # no file written by the child may exceed 1 GiB
 HOST_TIME_SLACK_MS = 0.5        # host time may exceed event time by this, plus the event time
@@ -317,10 +317,16 @@ class Guard:
                 for cls in model_new.__mro__[1:]):
             self._add(["ModelNew inherits from the reference Model"])
 
+    def use_policy(self, policy):
+        """The operator policy, derived by the judge from its own record of the reference (the
+        candidate process never runs the reference)."""
+        self._policy = policy
+
     def check_model(self, model, reference_model):
         self._reference = reference_model
         self._check_snapshot()
         cls = self._reference_cls or type(reference_model)
+        self.last_launches = None
         for name, sub in model.named_modules():
             if isinstance(sub, cls) or type(sub).__name__ == cls.__name__:
                 self._add([f"holds an instance of the reference Model ({name or 'itself'})"])
@@ -340,10 +346,12 @@ class Guard:
         stream = torch.cuda.current_stream() if cuda else None
         _streams_seen.clear()
         ops, modules, native = OpRecorder(), ModuleRecorder(), _NativeCalls(cuda)
-        with count_triton_launches() as launches, native, modules, ops:
+        aten = AtenRecorder()
+        with count_triton_launches() as launches, native, modules, aten, ops:
             outputs = model(*inputs)
         if cuda:
             self._check_streams(stream)
+        self.last_launches = dict(launches.by_kernel)
         self._launches += launches.total + native.count()
         self._calls += 1
         self._check_snapshot()
@@ -353,7 +361,7 @@ class Guard:
         if self._policy is None and self._reference is not None:
             self._policy = self._record_reference(inputs)
         if self._policy is not None:
-            self._add(self._policy.check(ops.names, modules.types))
+            self._add(self._policy.check(ops.names + aten.names, modules.types))
         # Hold these inputs until the next guarded call's inputs exist: the allocator cannot hand
         # the next set the same addresses, so a result cached by address, or a CUDA graph replayed
         # on the old pointers, reads the old values and fails the comparison.

@@ -27,7 +27,14 @@ _PLUMBING = re.compile(
     r"is_contiguous|is_floating_point|is_complex|element_size|get|len|iter|bool|"
     r"shape|dtype|device|is_cuda|layout|names|grad|data|fill|zero|set|record_stream|"
     r"no_grad|is_grad_enabled|set_grad_enabled|manual_seed|eq|ne|format|repr|hash|"
-    r"reversed|contains|index|setstate|reduce_ex|deepcopy|dlpack|array)$")
+    r"reversed|contains|index|setstate|reduce_ex|deepcopy|dlpack|array|"
+    # ATen's own names for the same plumbing (AtenRecorder sees the dispatcher's operators)
+    r"to_copy|empty_strided|unsafe_view|reshape_alias|alias|lift_fresh|local_scalar_dense|"
+    r"resize|slice|index_put|conj|resolve_conj|resolve_neg|is_pinned|copy_from|"
+    r"has_compatible_shallow_copy_type|empty_like|zeros_like|ones_like|full_like|"
+    r"cudnn_is_acceptable|is_same_size|is_nonzero|nonzero|unsafe_split|split_copy|"
+    r"view_copy|expand_copy|permute_copy|t_copy|transpose_copy|unbind_copy|"
+    r"record_function_enter|record_function_exit)$")
 
 # Operators that are the substance of a task: when the reference calls one, the elementwise
 # epilogue around it (bias add, relu, scale) may stay in PyTorch, the heavy operator may not.
@@ -109,8 +116,74 @@ def is_recurrent_module(cls):
     return issubclass(cls, (nn.RNNBase, nn.RNNCellBase))
 
 
+# Operators that compute the same function by another name, or as part of a composite: a
+# candidate calling any member of a family that the reference uses calls the operator it replaces
+# (log_softmax().exp() and softmin(-x) are a softmax; attention with an identity value is one too).
+_FAMILIES = [
+    {"softmax", "log_softmax", "softmin", "safe_softmax", "masked_softmax", "softmax_backward_data",
+     "scaled_dot_product_attention", "scaled_dot_product_flash_attention",
+     "scaled_dot_product_efficient_attention", "scaled_dot_product_cudnn_attention",
+     "scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention_math",
+     "flash_attention_forward", "efficient_attention_forward", "fused_sdp_choice"},
+    {"gru", "lstm", "rnn_tanh", "rnn_relu", "gru_cell", "lstm_cell", "rnn_tanh_cell",
+     "rnn_relu_cell", "cudnn_rnn", "thnn_fused_gru_cell", "thnn_fused_lstm_cell", "miopen_rnn",
+     "mkldnn_rnn_layer", "mkldnn_rnn", "use_cudnn_rnn_flatten_weight"},
+    {"convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+     "conv_transpose3d", "cudnn_convolution", "cudnn_convolution_transpose",
+     "cudnn_convolution_relu", "cudnn_convolution_add_relu", "mkldnn_convolution",
+     "slow_conv2d_forward", "slow_conv3d_forward", "slow_conv_transpose2d",
+     "slow_conv_transpose3d", "conv_depthwise2d", "slow_conv_dilated2d", "slow_conv_dilated3d",
+     "nnpack_spatial_convolution", "convolution_mode"},
+    {"layer_norm", "native_layer_norm", "rms_norm", "fused_rms_norm"},
+    {"batch_norm", "native_batch_norm", "cudnn_batch_norm", "batch_norm_impl_index",
+     "native_batch_norm_legit", "native_batch_norm_legit_no_training", "miopen_batch_norm"},
+    {"group_norm", "native_group_norm"},
+    {"instance_norm"},
+]
+
+
+def family(name):
+    for members in _FAMILIES:
+        if name in members:
+            return members
+    return {name}
+
+
+def aten_name(key):
+    """`aten::_log_softmax` -> log_softmax (the profiler's operator names)."""
+    if not key.startswith("aten::"):
+        return None
+    return op_name(key[len("aten::"):])
+
+
+class AtenRecorder:
+    """The ATen operators dispatched while active, whoever called them: Python, TorchScript, a
+    C++ extension calling at::gru. torch.profiler's CPU operator events (recorded at the
+    dispatcher, composites and what they decompose into)."""
+
+    def __init__(self):
+        self.names = []
+        self._profile = None
+
+    def __enter__(self):
+        from torch.profiler import ProfilerActivity, profile
+        self._profile = profile(activities=[ProfilerActivity.CPU])
+        self._profile.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._profile.__exit__(*exc)
+        for event in self._profile.events():
+            name = aten_name(event.name)
+            if name:
+                self.names.append(name)
+        return False
+
+
 class Policy:
-    """What a candidate may not call, derived from one recorded reference forward."""
+    """What a candidate may not call, derived from one recorded reference forward (in the
+    judge: `Policy(names, module types, reference class)`), sent to the candidate process as
+    `describe()` and rebuilt there with `from_description`."""
 
     def __init__(self, reference_names, reference_module_types, reference_cls):
         compute = {name for name in reference_names if not is_plumbing(name)}
@@ -126,8 +199,25 @@ class Policy:
             self.ops = {name for name in compute if is_heavy(name)}
         else:  # an elementwise or reduction task: all of its compute is the operator
             self.ops = compute
-        self.module_types = {reference_cls} | {t for t in reference_module_types
-                                               if is_recurrent_module(t)}
+        for name in list(self.ops):
+            self.ops |= family(name)
+        self.reference_name = reference_cls.__name__ if reference_cls else "Model"
+        self.module_names = {f"{t.__module__}.{t.__qualname__}" for t in reference_module_types
+                             if is_recurrent_module(t)}
+
+    def describe(self):
+        return {"ops": sorted(self.ops), "recurrent": self.recurrent,
+                "reference_name": self.reference_name, "module_names": sorted(self.module_names)}
+
+    @classmethod
+    def from_description(cls, description):
+        policy = cls.__new__(cls)
+        description = description or {}
+        policy.ops = set(description.get("ops") or [])
+        policy.recurrent = bool(description.get("recurrent"))
+        policy.reference_name = description.get("reference_name") or "Model"
+        policy.module_names = set(description.get("module_names") or [])
+        return policy
 
     def check(self, names, module_types):
         """Violation lines for a candidate call that made `names` calls on `module_types`."""
@@ -135,7 +225,9 @@ class Policy:
         for name in sorted(set(names) & self.ops):
             reasons.append(f"called the operator it replaces: torch {name}")
         for cls in module_types:
-            if cls in self.module_types or is_recurrent_module(cls) and self.recurrent:
-                reasons.append(f"called the operator it replaces: the {cls.__module__}."
-                               f"{cls.__qualname__} module's forward")
+            qualified = f"{cls.__module__}.{cls.__qualname__}"
+            if (qualified in self.module_names or cls.__name__ == self.reference_name
+                    or is_recurrent_module(cls) and self.recurrent):
+                reasons.append(f"called the operator it replaces: the {qualified} module's "
+                               f"forward")
         return sorted(set(reasons))

@@ -1,0 +1,252 @@
+"""The candidate process: the only process that runs candidate code (docs/trust.md).
+
+Started by the judge under confinement (confinement.py) as `python -m kforge_worker.candidate_host
+FD`, FD being its end of the channel (channel.py). It imports the candidate, builds ModelNew, and
+maps inputs to outputs on request; it never sees the task module, the reference, the seeds, the
+expected outputs or the verdict. Inputs arrive in shared buffers the judge wrote; outputs are
+copied into shared buffers the judge reads (shared_memory.py).
+
+Everything this process reports is untrusted: the judge uses it to explain a verdict (operators
+called, launches, kernels, side effects, violations seen by the in-process guard) and checks what
+it can from outside (outputs, inputs, the wall clock). The in-process guard (trust.Guard, the
+audit hook) is a second line that names what a candidate did; the operating system is the wall.
+
+Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, "status",
+"error", "location"}:
+  load     {candidate, display, shapes, device, reference_name, policy, allow_pytorch_only}
+  map      {buffers: [{id, nbytes}]} + one descriptor per buffer
+  unmap    {ids}
+  build    {args, seed}
+  call     {args, outputs, seed}       guarded forward, outputs copied into buffers `outputs`
+  time     {trials: [{args, outputs}], warmup, flush}   event-timed forwards
+  profile  {args}                      one forward under the profiler (GPU)
+  finish   {}                          violations, side effects, notes
+Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"list": [...]}."""
+
+import os
+import sys
+import traceback
+
+
+def _reply_error(channel, status, error, location=None):
+    channel.send({"ok": False, "status": status, "error": error, "location": location})
+
+
+class Host:
+    def __init__(self, channel):
+        self.channel = channel
+        self.buffers = {}
+        self.files = {}
+        self.module = None
+        self.model = None
+        self.guard = None
+        self.device = "cpu"
+        self.flush = None
+        self.side_effects_before = None
+
+    # ---- helpers ------------------------------------------------------------------------------
+
+    def decode(self, spec):
+        import torch
+        if "buffer" in spec:
+            return self.buffers[spec["buffer"]].view(getattr(torch, spec["dtype"]), spec["shape"])
+        if "list" in spec:
+            return [self.decode(item) for item in spec["list"]]
+        return spec.get("value")
+
+    def candidate_failure(self, error, what):
+        from kforge_worker.errors import Failure, classify, describe, kernel_location
+        if isinstance(error, Failure):
+            return error.status, error.message, error.location
+        text, location = describe(error, self.files)
+        kernel_line = kernel_location(error, self.module, self.files) if self.module else None
+        if kernel_line:
+            text += f"\n(the error is at {kernel_line})"
+        return classify(error), f"failed to {what}:\n{text}", kernel_line or location
+
+    def sync(self):
+        if self.device == "cuda":
+            import torch
+            torch.cuda.synchronize()
+
+    def write_outputs(self, outputs, targets):
+        """Describe each output; copy it into its shared buffer when the judge gave one."""
+        import torch
+        items = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        described = []
+        for index, item in enumerate(items):
+            if not isinstance(item, torch.Tensor):
+                described.append({"type": type(item).__name__})
+                continue
+            entry = {"type": "tensor", "dtype": str(item.dtype).replace("torch.", ""),
+                     "shape": list(item.shape), "device": item.device.type,
+                     "subclass": type(item) is not torch.Tensor}
+            target = targets[index] if targets and index < len(targets) else None
+            if target is not None and item.device.type == self.device:
+                buffer = self.buffers[target]
+                nbytes = item.numel() * item.element_size()
+                if nbytes <= buffer.nbytes:
+                    buffer.view(item.dtype, item.shape).copy_(torch.Tensor.as_subclass(
+                        item, torch.Tensor) if entry["subclass"] else item)
+                    entry["copied"] = True
+            described.append(entry)
+        return described
+
+    # ---- requests -----------------------------------------------------------------------------
+
+    def op_load(self, request, fds):
+        import torch
+        from kforge_worker import side_effects, trust
+        from kforge_worker.task_loader import LoadError, load_candidate
+        from kforge_worker.trust_ops import Policy
+        self.device = request["device"]
+        if self.device == "cpu":
+            torch.set_num_threads(1)
+        scratch = os.getcwd()
+        trust.child_setup(scratch)
+        path = request["candidate"]
+        self.files[os.path.abspath(path)] = request["display"]
+        self.guard = trust.Guard(None, {"allow_pytorch_only": request.get("allow_pytorch_only")})
+        self.guard.use_policy(Policy.from_description(request.get("policy")))
+        self.guard.before_candidate_import()
+        self.side_effects_before = side_effects.capture()
+        try:
+            self.module, self.model_new = load_candidate(path, request["display"])
+        except LoadError as error:
+            return _reply_error(self.channel, error.status, str(error), error.location)
+        reference = type(request.get("reference_name") or "Model", (), {})
+        self.guard.after_candidate_import(self.module, reference)
+        for name, value in (request.get("shapes") or {}).items():
+            setattr(self.module, name, value)
+        self.channel.send({"ok": True})
+
+    def op_map(self, request, fds):
+        from kforge_worker.shared_memory import SharedBuffer
+        for spec, fd in zip(request["buffers"], fds):
+            self.buffers[spec["id"]] = SharedBuffer(self.device, spec["nbytes"], fd=fd)
+        self.channel.send({"ok": True})
+
+    def op_unmap(self, request, fds):
+        for key in request["ids"]:
+            buffer = self.buffers.pop(key, None)
+            if buffer is not None:
+                buffer.close()
+        self.channel.send({"ok": True})
+
+    def op_build(self, request, fds):
+        from kforge_worker.seeding import seed_all
+        args = self.decode({"list": request["args"]})
+        for name, value in (request.get("shapes") or {}).items():
+            setattr(self.module, name, value)
+        seed_all(request["seed"])
+        try:
+            model = self.model_new(*args)
+            model = model.to(self.device).eval()
+        except BaseException as error:  # SystemExit included: the candidate's fault
+            status, text, location = self.candidate_failure(
+                error, "build ModelNew (with the arguments Model gets)")
+            return _reply_error(self.channel, status, text, location)
+        self.model = model
+        self.guard.check_model(model, None)
+        self.channel.send({"ok": True})
+
+    def op_call(self, request, fds):
+        import torch
+        from kforge_worker.seeding import seed_all
+        args = self.decode({"list": request["args"]})
+        seed_all(request["seed"])
+        try:
+            with torch.no_grad():
+                outputs = self.guard.call_candidate(self.model, args)
+                self.sync()
+            described = self.write_outputs(outputs, request.get("outputs"))
+            self.sync()
+        except BaseException as error:
+            status, text, location = self.candidate_failure(error, "run ModelNew.forward")
+            return _reply_error(self.channel, status, text, location)
+        self.channel.send({"ok": True, "outputs": described,
+                           "launches": getattr(self.guard, "last_launches", None)})
+
+    def op_time(self, request, fds):
+        """Event-timed forwards, the judge's own loop (timing.time_block); each trial's outputs
+        are copied into its buffers after the trial (outside the events)."""
+        import torch
+        from kforge_worker import timing
+        trials = [(self.decode({"list": t["args"]}), t.get("outputs")) for t in request["trials"]]
+        if self.flush is None and request.get("flush"):
+            self.flush = timing.l2_flush_buffer(torch.cuda.current_device())
+        described = [None] * len(trials)
+
+        def after(index, outputs):
+            described[index] = self.write_outputs(outputs, trials[index][1])
+
+        try:
+            samples, _ = timing.time_block(
+                [lambda args=args: self.model(*args) for args, _ in trials],
+                self.flush if request.get("flush") else None, int(request.get("warmup", 0)),
+                after=after)
+        except BaseException as error:
+            status, text, location = self.candidate_failure(error, "time ModelNew.forward")
+            return _reply_error(self.channel, status, text, location)
+        self.channel.send({"ok": True, "ms": samples, "outputs": described})
+
+    def op_profile(self, request, fds):
+        import torch
+        from kforge_worker.launches import profile_forward, triton_kernel_names
+        args = self.decode({"list": request["args"]})
+        try:
+            with torch.no_grad():
+                launches, kernels = profile_forward(lambda: self.model(*args),
+                                                    triton_kernel_names(self.module))
+        except BaseException as error:
+            status, text, location = self.candidate_failure(error, "profile ModelNew.forward")
+            return _reply_error(self.channel, status, text, location)
+        self.guard.note_kernels(kernels)
+        self.channel.send({"ok": True, "launches": launches, "kernels": kernels})
+
+    def op_finish(self, request, fds):
+        from kforge_worker import side_effects
+        self.guard.checkpoint()
+        changed = side_effects.differences(self.side_effects_before, side_effects.capture())
+        self.channel.send({"ok": True, "violations": self.guard.violations,
+                           "side_effects": changed})
+
+    def serve(self):
+        from kforge_worker.channel import ChannelClosed
+        while True:
+            try:
+                request, fds = self.channel.receive()
+            except ChannelClosed:
+                return
+            handler = getattr(self, "op_" + str(request.get("op")), None)
+            if handler is None:
+                _reply_error(self.channel, "internal", f"unknown op {request.get('op')!r}")
+                continue
+            try:
+                handler(request, fds)
+            except BaseException as error:  # the harness side of this process failing
+                from kforge_worker.errors import Failure
+                if isinstance(error, Failure):
+                    _reply_error(self.channel, error.status, error.message, error.location)
+                    continue
+                _reply_error(self.channel, "internal",
+                             "candidate process error:\n" + traceback.format_exc()[-4000:])
+
+
+def main(argv):
+    import faulthandler
+    from kforge_worker.channel import Channel
+    faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
+    channel = Channel.from_fd(int(argv[0]))
+    import torch  # noqa: F401  (the import cost is paid before the first request)
+    import triton  # noqa: F401
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        from kforge_worker import interpreter_compat
+        interpreter_compat.install()
+    Host(channel).serve()
+    sys.stdout.flush()
+    os._exit(0)  # no interpreter or CUDA teardown: a poisoned context can hang it
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,174 @@
+"""The judge's side of the candidate process: start it confined, talk to it, watch it, end it.
+
+Every request has a deadline; while waiting, the judge watches what it can see from outside:
+whether the process is alive, the resident memory of its whole process tree, and how much it
+writes to stdout/stderr. A candidate that dies, floods its output, exceeds host memory or misses
+the evaluation's deadline ends the evaluation with `crashed`, `rejected` or `timeout`; its reply
+statuses are believed only as failures (a reply cannot make anything pass)."""
+
+import os
+import select
+import signal
+import socket
+import threading
+import time
+
+from kforge_worker import confinement
+from kforge_worker.channel import Channel, ChannelClosed, ChannelError
+from kforge_worker.errors import Failure
+from kforge_worker.sandbox import MAX_OUTPUT_BYTES, Output
+
+POLL_S = 0.05
+FAILURE_STATUSES = {"syntax_error", "compile_error", "runtime_error", "wrong_output", "rejected"}
+
+
+def _drain(stream, output, over_limit):
+    while True:
+        chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+        if not chunk:
+            return
+        output.add(chunk)
+        if output.bytes > MAX_OUTPUT_BYTES:
+            over_limit.set()
+
+
+class CandidateProcess:
+    def __init__(self, scratch, cache, device, deadline, host_memory_bytes):
+        self.device = device
+        self.deadline = deadline
+        self.host_memory_bytes = host_memory_bytes
+        self.output = Output()
+        self.over_limit = threading.Event()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        started = time.monotonic()
+        try:
+            self.process, self.confinement = confinement.start(scratch, cache, device,
+                                                               theirs.fileno())
+        finally:
+            theirs.close()
+        self.start_s = time.monotonic() - started
+        self.channel = Channel(ours)
+        self.buffers = {}
+        self._next_id = 0
+        self._drainer = threading.Thread(target=_drain, args=(
+            self.process.stdout, self.output, self.over_limit), daemon=True)
+        self._drainer.start()
+
+    # ---- watching -----------------------------------------------------------------------------
+
+    def _died(self):
+        code = self.process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"was killed by {name}"
+        return f"exited with code {code}"
+
+    def _fail(self, status, message):
+        self.close()
+        self._drainer.join(timeout=2)
+        if status == "crashed":
+            tail = self.output.last_lines()
+            if tail.strip():
+                message += "\nlast output:\n" + tail
+        raise Failure(status, f"the candidate process {message}",
+                      reasons=[message] if status == "rejected" else None)
+
+    def _wait_readable(self):
+        sock = self.channel.sock
+        checked_memory = 0.0
+        while True:
+            ready, _, _ = select.select([sock], [], [], POLL_S)
+            if ready:
+                return
+            died = self._died()
+            if died:
+                # it may have answered just before dying
+                ready, _, _ = select.select([sock], [], [], 0)
+                if ready:
+                    return
+                self._fail("crashed", died)
+            if self.over_limit.is_set():
+                self._fail("rejected", f"was killed: wrote {self.output.bytes / 1e6:.1f} MB to "
+                                       f"stdout/stderr (limit {MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
+            now = time.monotonic()
+            if now > self.deadline:
+                self._fail("timeout", "exceeded the evaluation's wall-clock limit and was killed")
+            if now - checked_memory > 0.2:
+                checked_memory = now
+                if confinement.tree_rss_bytes(self.process.pid) > self.host_memory_bytes:
+                    self._fail("crashed", f"was killed: host memory limit exceeded "
+                                          f"({self.host_memory_bytes / 1024 ** 3:g} GB)")
+
+    def request(self, message, fds=()):
+        """Send one request; return the reply if ok, else raise the candidate's Failure."""
+        try:
+            self.channel.send(message, fds)
+        except OSError:
+            self._wait_readable()  # reports why it is gone
+            self._fail("crashed", "closed its channel")
+        self._wait_readable()
+        self.channel.sock.settimeout(max(1.0, self.deadline - time.monotonic()))
+        try:
+            reply, received = self.channel.receive()
+        except (ChannelClosed, OSError):
+            died = None
+            try:
+                self.process.wait(timeout=2)
+            except Exception:
+                pass
+            died = self._died() or "closed its channel"
+            self._fail("crashed", died)
+        except ChannelError as error:
+            self._fail("rejected", f"sent a malformed reply ({error})")
+        finally:
+            self.channel.sock.settimeout(None)
+        for fd in received:  # the candidate has no business sending descriptors
+            os.close(fd)
+        if reply.get("ok") is True:
+            return reply
+        status = reply.get("status")
+        if status not in FAILURE_STATUSES:
+            status = "runtime_error"
+        raise Failure(status, str(reply.get("error") or "failed (no message)")[:20000],
+                      reply.get("location") if isinstance(reply.get("location"), str) else None)
+
+    # ---- shared buffers -----------------------------------------------------------------------
+
+    def share(self, nbytes_list):
+        """New shared buffers of these sizes, mapped in the candidate process. Returns ids."""
+        from kforge_worker.shared_memory import SharedBuffer
+        ids, specs, fds = [], [], []
+        for nbytes in nbytes_list:
+            key = self._next_id
+            self._next_id += 1
+            buffer = SharedBuffer(self.device, nbytes)
+            self.buffers[key] = buffer
+            ids.append(key)
+            specs.append({"id": key, "nbytes": buffer.nbytes})
+            fds.append(buffer.fd)
+        if specs:
+            self.request({"op": "map", "buffers": specs}, fds)
+        return ids
+
+    def release(self, ids):
+        ids = [key for key in ids if key in self.buffers]
+        if not ids:
+            return
+        self.request({"op": "unmap", "ids": ids})
+        for key in ids:
+            self.buffers.pop(key).close()
+
+    def close(self):
+        confinement.kill(self.process)
+        self.channel.close()
+        for buffer in self.buffers.values():
+            try:
+                buffer.close()
+            except Exception:
+                pass
+        self.buffers = {}

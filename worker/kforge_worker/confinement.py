@@ -1,0 +1,219 @@
+"""Starting the candidate process confined by the operating system (docs/trust.md, "Confinement").
+
+The candidate's code runs in a process of its own, started fresh (exec, not fork: it inherits
+none of the judge's memory), under bubblewrap where it works:
+
+- its own PID, network, IPC, UTS and cgroup namespaces (`--unshare-all`): /proc shows only the
+  candidate's processes, there is no network but a loopback of its own, and when the judge kills
+  it every process it started dies with its namespace (`--die-with-parent`, `--new-session`);
+- the file system read-only (`--ro-bind / /`), home directories hidden, a private /tmp and
+  /dev/shm, a minimal /dev plus the GPU's device nodes; writable: the evaluation's scratch
+  directory and this candidate source's own build cache (see `build_cache`);
+- all capabilities dropped, `no_new_privs`, rlimits (no core files, a file-size cap, a bound on
+  open files);
+- an environment built from an allowlist (what torch, Triton and the compilers read), never the
+  judge's environment minus a scrub list.
+
+Where bubblewrap is missing or cannot create namespaces (an unprivileged container), the
+candidate still runs in a separate, freshly started process with the allowlisted environment,
+rlimits and no_new_privs, but shares the file system, network and PID namespace: every result
+then carries `confinement.mechanism = "process"` and a warning. KFORGE_CONFINEMENT=require makes
+that case an error instead."""
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+FILE_SIZE_LIMIT = 1 << 30
+OPEN_FILES_LIMIT = 4096
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+# Environment variables passed through when set (never one whose name looks like a secret).
+ALLOWED_NAMES = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY_PATH",
+                 "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH",
+                 "CUDA_MODULE_LOADING", "TORCH_CUDA_ARCH_LIST", "CC", "CXX", "NVCC_APPEND_FLAGS",
+                 "VIRTUAL_ENV", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TRITON_INTERPRET",
+                 "TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH",
+                 "TRITON_LIBCUDA_PATH", "TRITON_LIBDEVICE_PATH", "TRITON_CUDACRT_PATH",
+                 "TRITON_CUDART_PATH",
+                 # NVLink multicast stays off (the GPU machines' rule), also for candidates
+                 "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"}
+
+_probe_result = None
+
+
+def bwrap_path():
+    return os.environ.get("KFORGE_BWRAP") or shutil.which("bwrap")
+
+
+def probe():
+    """{"mechanism": "bwrap"|"process", "warning": str|None}: whether bubblewrap can create the
+    namespaces here (checked once per worker)."""
+    global _probe_result
+    if _probe_result is None:
+        path = bwrap_path()
+        if not path:
+            _probe_result = {"mechanism": "process", "warning": "bubblewrap (bwrap) is not "
+                             "installed: the candidate ran in a separate process WITHOUT "
+                             "namespaces (it shares the file system, network and process "
+                             "table); install bubblewrap"}
+        else:
+            try:
+                done = subprocess.run([path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
+                                       "/proc", "--unshare-all", "--die-with-parent",
+                                       "--cap-drop", "ALL", "--", "/bin/true"],
+                                      capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+                error = done.stderr.decode(errors="replace").strip()
+                ok = done.returncode == 0
+            except (OSError, subprocess.TimeoutExpired) as failure:
+                ok, error = False, str(failure)
+            _probe_result = {"mechanism": "bwrap", "warning": None} if ok else {
+                "mechanism": "process", "warning": f"bubblewrap cannot create namespaces here "
+                f"({error[:200]}): the candidate ran in a separate process WITHOUT namespaces"}
+        if _probe_result["mechanism"] != "bwrap" and \
+                os.environ.get("KFORGE_CONFINEMENT") == "require":
+            _probe_result["refuse"] = True
+    return _probe_result
+
+
+def build_cache(source_bytes):
+    """The compiler caches (Triton, torch extensions, Inductor) of one candidate source: keyed by
+    the source's hash, so a candidate can only ever write into the cache that evaluations of the
+    byte-identical source read (a poisoned build can mislead nobody but itself), while the
+    library's kernels are not rebuilt on every evaluation."""
+    root = os.environ.get("KFORGE_BUILD_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kforge", "builds")
+    path = os.path.join(root, hashlib.sha256(source_bytes).hexdigest()[:24])
+    for sub in ("triton", "torch_extensions", "inductor"):
+        os.makedirs(os.path.join(path, sub), exist_ok=True)
+    return os.path.realpath(path)
+
+
+def environment(scratch, cache, device, worker_path):
+    env = {name: value for name, value in os.environ.items()
+           if (name in ALLOWED_NAMES) and not SECRET_NAME.search(name)}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    tmp = os.path.join(scratch, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    env.update({"HOME": scratch, "TMPDIR": tmp, "PYTHONPATH": worker_path,
+                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+                "TRITON_CACHE_DIR": os.path.join(cache, "triton"),
+                "TORCH_EXTENSIONS_DIR": os.path.join(cache, "torch_extensions"),
+                "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache, "inductor"),
+                "TORCHINDUCTOR_COMPILE_THREADS": "1", "KFORGE_SCRATCH": scratch})
+    if device == "cpu":
+        env.update({"CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"})
+    return env
+
+
+def _limits():
+    """In the new process before exec: rlimits and no_new_privs (inherited by everything it
+    starts; bwrap sets no_new_privs too)."""
+    import ctypes
+    import resource
+    for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
+                         (resource.RLIMIT_NOFILE, OPEN_FILES_LIMIT)):
+        _, hard = resource.getrlimit(limit)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(limit, (value, value))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(38, 1, 0, 0, 0)                  # PR_SET_NO_NEW_PRIVS
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)      # PR_SET_PDEATHSIG: dies with the judge
+
+
+def _hidden_homes():
+    homes = {os.path.expanduser("~"), "/root", "/home"}
+    return sorted(path for path in homes if path and os.path.isdir(path) and path != "/")
+
+
+def _bwrap_args(scratch, cache, keep_visible):
+    args = [bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+    for node in sorted(glob.glob("/dev/nvidia*")):
+        args += ["--dev-bind", node, node]
+    if os.path.isdir("/dev/dri"):
+        args += ["--dev-bind", "/dev/dri", "/dev/dri"]
+    args += ["--proc", "/proc", "--tmpfs", "/tmp"]
+    for home in _hidden_homes():
+        args += ["--tmpfs", home]
+    # what the candidate process needs from under a hidden home (the worker, an interpreter)
+    for path in keep_visible:
+        args += ["--ro-bind", path, path]
+    args += ["--bind", scratch, scratch, "--bind", cache, cache,
+             "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+             "--chdir", scratch, "--"]
+    return args
+
+
+def start(scratch, cache, device, sock_fd):
+    """Start `python -m kforge_worker.candidate_host FD` confined; returns (Popen, confinement
+    record). The process's stdout/stderr are a pipe the caller drains."""
+    state = probe()
+    if state.get("refuse"):
+        raise RuntimeError(f"refusing to run candidate code: {state['warning']} "
+                           f"(KFORGE_CONFINEMENT=require)")
+    worker_path = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = environment(scratch, cache, device, worker_path)
+    command = [sys.executable, "-m", "kforge_worker.candidate_host", str(sock_fd)]
+    if state["mechanism"] == "bwrap":
+        visible = {worker_path, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
+                   sys.prefix, os.path.realpath(sys.prefix)}
+        hidden = _hidden_homes()
+        keep = sorted(path for path in visible
+                      if any(path == home or path.startswith(home + os.sep) for home in hidden))
+        command = _bwrap_args(scratch, cache, keep) + command
+    process = subprocess.Popen(command, env=env, cwd=scratch, pass_fds=(sock_fd,),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True,
+                               preexec_fn=_limits)
+    return process, {"mechanism": state["mechanism"], "warning": state["warning"]}
+
+
+def descendants(pid):
+    """pid and every process below it (from /proc's parent links)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += children.get(current, [])
+    return found
+
+
+def tree_rss_bytes(pid):
+    total = 0
+    for member in descendants(pid):
+        try:
+            with open(f"/proc/{member}/statm") as handle:
+                total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def kill(process):
+    """The process, its session and (under bwrap) its PID namespace: nothing outlives it."""
+    members = descendants(process.pid)
+    for target in [lambda: os.killpg(process.pid, signal.SIGKILL)] + \
+            [lambda m=m: os.kill(m, signal.SIGKILL) for m in members]:
+        try:
+            target()
+        except OSError:
+            pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
