@@ -18,9 +18,8 @@ class ModelNew(nn.Module):
         super().__init__()
         self.gru = nn.GRU(input_size, hidden_size, num_layers, bias, batch_first, dropout=0,
                           bidirectional=False)
-        import sys
-        task = [m for n, m in sys.modules.items() if n.startswith("kforge_task")][0]
-        self.h0 = torch.randn((num_layers, task.batch_size, hidden_size))
+        # batch_size: the task's shape constant, set as a global of this module by the harness
+        self.h0 = torch.randn((num_layers, batch_size, hidden_size))  # noqa: F821
 
     def forward(self, x):
         output, _ = self.gru(x, self.h0.to(x.device))

@@ -1,6 +1,5 @@
-"""Attack 7 (holding the reference, 39_GRU): find the task's Model class in sys.modules, hold an
-instance built from the same seed and call it."""
-import sys
+"""Attack 7 (holding the reference, 39_GRU): a copy of the task's Model class, held and called.
+(The task module itself is not loaded in the candidate process, so the copy is the attack.)"""
 
 import torch
 import torch.nn as nn
@@ -15,11 +14,20 @@ def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
 
 
+class Model(nn.Module):
+    def __init__(self, input_size, hidden_size, num_layers=3, bias=True, batch_first=False):
+        super().__init__()
+        self.gru = nn.GRU(input_size, hidden_size, num_layers, bias, batch_first, dropout=0,
+                          bidirectional=False)
+        self.h0 = torch.randn((num_layers, batch_size, hidden_size))  # noqa: F821
+
+    def forward(self, x):
+        output, _ = self.gru(x, self.h0.to(x.device))
+        return output
+
+
 def _reference_class():
-    for name, module in list(sys.modules.items()):
-        if name.startswith("kforge_task") and hasattr(module, "Model"):
-            return module.Model
-    raise RuntimeError("no task module found")
+    return Model
 
 
 class ModelNew(nn.Module):

@@ -49,6 +49,7 @@ class CandidateProcess:
         self.start_s = time.monotonic() - started
         self.channel = Channel(ours)
         self.buffers = {}
+        self.closed = False
         self._next_id = 0
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
@@ -66,6 +67,12 @@ class CandidateProcess:
             except ValueError:
                 name = f"signal {-code}"
             return f"was killed by {name}"
+        if code > 128 and self.confinement.get("mechanism") == "bwrap":
+            # bwrap reports its child's death by signal N as exit status 128 + N
+            try:
+                return f"was killed by {signal.Signals(code - 128).name}"
+            except ValueError:
+                pass
         return f"exited with code {code}"
 
     def _fail(self, status, message):
@@ -106,6 +113,8 @@ class CandidateProcess:
 
     def request(self, message, fds=()):
         """Send one request; return the reply if ok, else raise the candidate's Failure."""
+        if self.closed:
+            raise Failure("crashed", "the candidate process is gone")
         try:
             self.channel.send(message, fds)
         except OSError:
@@ -113,20 +122,22 @@ class CandidateProcess:
             self._fail("crashed", "closed its channel")
         self._wait_readable()
         self.channel.sock.settimeout(max(1.0, self.deadline - time.monotonic()))
+        problem = None
         try:
             reply, received = self.channel.receive()
         except (ChannelClosed, OSError):
-            died = None
+            problem = "closed"
+        except ChannelError as error:
+            problem = f"sent a malformed reply ({error})"
+        if problem == "closed":
             try:
                 self.process.wait(timeout=2)
             except Exception:
                 pass
-            died = self._died() or "closed its channel"
-            self._fail("crashed", died)
-        except ChannelError as error:
-            self._fail("rejected", f"sent a malformed reply ({error})")
-        finally:
-            self.channel.sock.settimeout(None)
+            self._fail("crashed", self._died() or "closed its channel")
+        if problem:
+            self._fail("rejected", problem)
+        self.channel.sock.settimeout(None)
         for fd in received:  # the candidate has no business sending descriptors
             os.close(fd)
         if reply.get("ok") is True:
@@ -164,6 +175,7 @@ class CandidateProcess:
             self.buffers.pop(key).close()
 
     def close(self):
+        self.closed = True
         confinement.kill(self.process)
         self.channel.close()
         for buffer in self.buffers.values():

@@ -694,7 +694,7 @@ class Evaluation:
                 self.result["error"] = failure.message
                 self.result["error_location"] = failure.location
                 self.result["reasons"] += failure.reasons
-            if self.candidate is not None and self.result["status"] not in ("timeout", "crashed"):
+            if self.candidate is not None and not self.candidate.closed:
                 try:
                     violations = self.finish()
                 except Failure:
