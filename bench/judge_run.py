@@ -26,6 +26,7 @@ def main():
     parser.add_argument("--shrink", action="store_true")
     parser.add_argument("--json", default="")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--no-generalization", action="store_true")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "worker"))
     command = [sys.executable, "-m", "kforge_worker"] + (["--cpu"] if args.device == "cpu" else [])
@@ -36,7 +37,8 @@ def main():
         task, candidate = pair.split(":", 1)
         request = {"id": number, "op": "evaluate", "task_path": task, "candidate_path": candidate,
                    "device": args.device, "trials": args.trials, "shrink": args.shrink,
-                   "baselines": args.baselines.split(","), "timeout_s": args.timeout}
+                   "baselines": args.baselines.split(","), "timeout_s": args.timeout,
+                   "check_generalization": not args.no_generalization}
         began = time.monotonic()
         worker.stdin.write(json.dumps(request) + "\n")
         worker.stdin.flush()

@@ -166,6 +166,21 @@ def fill(source_path, scratch, port, canary_dir):
     return path
 
 
+def processes_mentioning(text):
+    """Processes whose command line mentions `text` (a fault's detached child, say)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    line = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in line:
+                found.append(f"{entry}: {line[:80]}")
+    return found
+
+
 def verdict(case, result):
     """(passed, note) for an attack or a fault's own status."""
     status = result.get("status")
@@ -178,6 +193,9 @@ def verdict(case, result):
     wanted = [wanted] if isinstance(wanted, str) else wanted
     if wanted and not any(reason.lower() in text.lower() for reason in wanted):
         return False, f"reason {' or '.join(map(repr, wanted))} missing"
+    effect = case.get("side_effects")
+    if effect and not any(effect in item for item in result.get("side_effects") or []):
+        return False, f"side effect {effect!r} not reported"
     return True, ""
 
 
@@ -232,6 +250,8 @@ def main():
                 candidate = fill(os.path.join(REPO, "tests", folder, case["name"] + ".py"),
                                  work, listener.port, canary_dir)
                 fields = {key: case[key] for key in ("timeout_s", "host_memory_gb") if key in case}
+                if case.get("time_on_cpu") and args.device == "cpu":
+                    fields["time_on_cpu"] = True
                 result = worker.evaluate(case["task"], candidate, **fields)
                 passed, note = verdict(case, result)
                 if kind == "fault":
@@ -242,6 +262,9 @@ def main():
                         passed, note = False, "the canary directory changed"
                     if listener.connections:
                         passed, note = False, "a connection reached the listener"
+                    survivors = processes_mentioning(canary_dir)
+                    if survivors:
+                        passed, note = False, f"processes outlived the evaluation: {survivors}"
                 row(kind, case["name"], expected, result, passed, note, started,
                     case.get("reason", ""))
         if args.legit != "none":

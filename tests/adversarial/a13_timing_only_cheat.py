@@ -1,8 +1,8 @@
-"""Attack 13 (GPU only: CPU mode does not time): compute honestly for the first calls on each
-input tensor (every check calls a tensor at most twice), then, once the same tensors come back
-again and again (the timing loop), return torch.empty_like: the memory the interleaved eager
-reference just freed, often holding its answer. Caught by the check of timed outputs (kept from
-trials where the candidate ran first, compared after the loop): "wrong output during timing"."""
+"""Attack 13 (checks first, timing later): compute honestly for the first calls of the process
+(the correctness checks and the alternative shape come first), then return torch.empty_like
+with only a token launch: memory that may still hold an earlier answer. Every timed output is
+checked by the judge: "wrong output during timing". On the CPU it needs time_on_cpu (the
+timing path with host clocks)."""
 import torch
 import torch.nn as nn
 import triton
@@ -27,13 +27,12 @@ def touch_kernel(y_ptr):
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
-        self.calls = {}
+        self.calls = 0
 
     def forward(self, x):
-        key = (id(x), x.data_ptr())
-        self.calls[key] = self.calls.get(key, 0) + 1
+        self.calls += 1
         y = torch.empty_like(x)
-        if self.calls[key] <= 3:
+        if self.calls <= 6:  # 5 checked input sets and the alternative shape
             block = triton.next_power_of_2(x.shape[1])
             softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=block,
                                           num_warps=16 if block > 4096 else 4)

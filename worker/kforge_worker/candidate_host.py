@@ -144,7 +144,7 @@ class Host:
             model = model.to(self.device).eval()
         except BaseException as error:  # SystemExit included: the candidate's fault
             status, text, location = self.candidate_failure(
-                error, "build ModelNew (with the arguments Model gets)")
+                error, str(request.get("what") or "build ModelNew"))
             return _reply_error(self.channel, status, text, location)
         self.model = model
         self.guard.check_model(model, None)
@@ -173,7 +173,8 @@ class Host:
         import torch
         from kforge_worker import timing
         trials = [(self.decode({"list": t["args"]}), t.get("outputs")) for t in request["trials"]]
-        if self.flush is None and request.get("flush"):
+        cpu = self.device == "cpu"
+        if self.flush is None and request.get("flush") and not cpu:
             self.flush = timing.l2_flush_buffer(torch.cuda.current_device())
         described = [None] * len(trials)
 
@@ -184,7 +185,7 @@ class Host:
             samples, _ = timing.time_block(
                 [lambda args=args: self.model(*args) for args, _ in trials],
                 self.flush if request.get("flush") else None, int(request.get("warmup", 0)),
-                after=after)
+                after=after, cpu=cpu)
         except BaseException as error:
             status, text, location = self.candidate_failure(error, "time ModelNew.forward")
             return _reply_error(self.channel, status, text, location)

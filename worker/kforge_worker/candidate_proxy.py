@@ -33,8 +33,9 @@ def _drain(stream, output, over_limit):
 
 
 class CandidateProcess:
-    def __init__(self, scratch, cache, device, deadline, host_memory_bytes):
+    def __init__(self, scratch, cache, device, deadline, host_memory_bytes, timeout_s):
         self.device = device
+        self.timeout_s = timeout_s
         self.deadline = deadline
         self.host_memory_bytes = host_memory_bytes
         self.output = Output()
@@ -73,7 +74,7 @@ class CandidateProcess:
                 return f"was killed by {signal.Signals(code - 128).name}"
             except ValueError:
                 pass
-        return f"exited with code {code}"
+        return f"exited with code {code} before reporting"
 
     def _fail(self, status, message):
         self.close()
@@ -82,8 +83,8 @@ class CandidateProcess:
             tail = self.output.last_lines()
             if tail.strip():
                 message += "\nlast output:\n" + tail
-        raise Failure(status, f"the candidate process {message}",
-                      reasons=[message] if status == "rejected" else None)
+        raise Failure(status, f"the candidate {message}",
+                      reasons=[message.split(": ", 1)[-1]] if status == "rejected" else None)
 
     def _wait_readable(self):
         sock = self.channel.sock
@@ -104,7 +105,8 @@ class CandidateProcess:
                                        f"stdout/stderr (limit {MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
             now = time.monotonic()
             if now > self.deadline:
-                self._fail("timeout", "exceeded the evaluation's wall-clock limit and was killed")
+                self._fail("timeout", f"exceeded the wall-clock limit of {self.timeout_s:g} s "
+                                      f"and was killed")
             if now - checked_memory > 0.2:
                 checked_memory = now
                 if confinement.tree_rss_bytes(self.process.pid) > self.host_memory_bytes:
@@ -140,6 +142,9 @@ class CandidateProcess:
         self.channel.sock.settimeout(None)
         for fd in received:  # the candidate has no business sending descriptors
             os.close(fd)
+        if self.over_limit.is_set():
+            self._fail("rejected", f"was killed: wrote {self.output.bytes / 1e6:.1f} MB to "
+                                   f"stdout/stderr (limit {MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
         if reply.get("ok") is True:
             return reply
         status = reply.get("status")

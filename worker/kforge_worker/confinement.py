@@ -105,7 +105,8 @@ def environment(scratch, cache, device, worker_path):
                 "TRITON_CACHE_DIR": os.path.join(cache, "triton"),
                 "TORCH_EXTENSIONS_DIR": os.path.join(cache, "torch_extensions"),
                 "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache, "inductor"),
-                "TORCHINDUCTOR_COMPILE_THREADS": "1", "KFORGE_SCRATCH": scratch})
+                "TORCHINDUCTOR_COMPILE_THREADS": "1", "KFORGE_SCRATCH": scratch,
+                "KINETO_LOG_LEVEL": "5"})  # the profiler's start/stop lines flood the output
     if device == "cpu":
         env.update({"CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"})
     return env

@@ -127,28 +127,45 @@ def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, 
     return result, timed_s
 
 
-def time_block(fns, flush, warmup=0, sink=None, after=None):
+class _HostEvent:
+    """A host-clock stand-in for a CUDA event (timing on the CPU: the CI's test of the timing
+    path; no claim about speed is made from it)."""
+
+    def __init__(self, enable_timing=True):
+        self.at = None
+
+    def record(self):
+        self.at = time.perf_counter()
+
+    def elapsed_time(self, end):
+        return (end.at - self.at) * 1e3
+
+
+def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False):
     """One block of timed trials, the same loop in the judge (baselines) and in the candidate
     process: per trial flush L2, synchronise, CUDA events around one call, synchronise; then,
     outside the events, the trial's outputs go to `after(index, output)` or are copied into
     `sink` (a list of tensors), so both sides do the same per-trial work besides the call.
-    Returns (event ms per trial, wall seconds of the block after the warm-up)."""
+    Returns (event ms per trial, wall seconds of the block after the warm-up). `cpu`: host
+    clocks instead of CUDA events (tests only)."""
+    event = _HostEvent if cpu else torch.cuda.Event
+    synchronize = (lambda: None) if cpu else torch.cuda.synchronize
     with torch.no_grad():
         for index in range(warmup):
             fns[index % len(fns)]()
-        torch.cuda.synchronize()
+        synchronize()
         samples = []
         began = time.perf_counter()
         for index, fn in enumerate(fns):
             if flush is not None:
                 flush.zero_()
-            torch.cuda.synchronize()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
+            synchronize()
+            start = event(enable_timing=True)
+            end = event(enable_timing=True)
             start.record()
             output = fn()
             end.record()
-            torch.cuda.synchronize()
+            synchronize()
             samples.append(start.elapsed_time(end))
             if after is not None:
                 after(index, output)
@@ -158,7 +175,7 @@ def time_block(fns, flush, warmup=0, sink=None, after=None):
                     if isinstance(item, torch.Tensor) and item.shape == target.shape:
                         target.copy_(item)
             del output
-        torch.cuda.synchronize()
+        synchronize()
         wall = time.perf_counter() - began
     return samples, wall
 

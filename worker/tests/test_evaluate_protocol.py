@@ -32,7 +32,11 @@ def test_correct_softmax_is_ok(worker):
     assert result["inputs_drawn_on"] == "cpu"  # CPU mode: the plain draw, as ever
     # where the request's time went, phase by phase (no timing phases on the CPU)
     phases = result["phases_s"]
-    assert set(phases) == {"load", "correctness", "reuse_check", "generalization", "trust_after"}
+    assert set(phases) == {"start_candidate", "load", "correctness", "generalization"}
+    # the candidate ran in its own process, confined (bubblewrap where it works)
+    assert result["confinement"]["mechanism"] in ("bwrap", "process")
+    # every input set came from a fresh seed, recorded after the fact
+    assert len(set(result["seeds"])) == len(result["seeds"]) >= 5
     assert all(seconds >= 0 for seconds in phases.values())
     assert sum(phases.values()) <= result["child_s"]
 
@@ -76,7 +80,7 @@ def test_wrong_output_names_the_failing_element(worker):
     assert result["status"] == "wrong_output"
     failure = result["correctness"]["first_failure"]
     assert failure == result["error"]
-    assert "output 0 of 1 (shape [2, 16]), input set 0 (seed 1001)" in failure
+    assert f"output 0 of 1 (shape [2, 16]), input set 0 (seed {result['seeds'][0]})" in failure
     assert "worst at index (" in failure and "expected" in failure and "got" in failure
     assert not result["correctness"]["pass_kernelbench"]
 
@@ -279,8 +283,10 @@ def test_reference_keeps_its_numerics_when_the_candidate_changes_them(worker):
     # float32 (then the outputs' dtypes agree). The trust guard's verdict is not this test's.
     result = worker.evaluate("tasks/softmax.py", candidate("softmax_changes_default_dtype"))
     assert result["correctness"]["pass_calibrated"], result["correctness"]
-    assert result["notes"] == ["the candidate changed global numerics (the reference ran without "
-                               "the change): default_dtype torch.float32 -> torch.float64"]
+    assert result["side_effects"] == ["default_dtype torch.float32 -> torch.float64"]
+    assert result["notes"] == ["the candidate changed global state in its own process (the "
+                               "reference and the baselines run in the judge, unaffected): "
+                               "default_dtype torch.float32 -> torch.float64"]
 
 
 def test_reference_without_float64_falls_back_to_kernelbench(worker):
@@ -342,3 +348,46 @@ def test_evaluation_child_dies_with_its_worker():
     # does (under `ctest -j` that may be another suite's worker, already).
     Worker().close()
     assert not os.path.exists(scratch)
+
+
+def test_timing_path_runs_on_the_cpu_with_host_clocks(worker):
+    # time_on_cpu (tests only): the whole timing path, candidate blocks in the candidate
+    # process interleaved with the judge's eager blocks, every timed output checked.
+    result = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py", trials=20,
+                             warmup=1, time_on_cpu=True)
+    assert result["status"] == "ok", result["error"]
+    timing = result["timing"]
+    assert timing["candidate"]["trials"] >= 10 and timing["eager"]["trials"] >= 10
+    assert timing["allowed_gap_ms"] > 0 and "wall_gap_ms" in timing["candidate"]
+    assert result["score"] > 0 and result["speedup_vs_best_baseline"] == result["score"]
+    assert "timing" in result["phases_s"] and "post_timing_check" in result["phases_s"]
+
+
+def test_a_candidate_cheating_only_while_timed_is_wrong_output(worker):
+    # Attack 13 without a GPU: honest in every checked call it can tell apart, wrong once the
+    # same tensors keep coming back in the timing loop. Every timed output is checked.
+    result = worker.evaluate("tasks/softmax.py", "tests/adversarial/a13_timing_only_cheat.py",
+                             trials=20, warmup=1, time_on_cpu=True)
+    assert result["status"] == "wrong_output", result
+    assert result["error"].startswith("wrong output during timing:")
+    assert "timed call" in result["error"]
+
+
+def test_the_task_module_is_not_in_the_candidate_process(worker, tmp_path):
+    # The candidate cannot rebind the task (its Model, get_inputs, shapes): it is not loaded
+    # there. A candidate looking for it finds nothing, and its process's environment holds
+    # nothing the allowlist did not pass.
+    path = tmp_path / "probe.py"
+    path.write_text(
+        "import os, sys, torch, torch.nn as nn\n"
+        "tasks = [n for n in sys.modules if n.startswith('kforge_task')]\n"
+        "assert not tasks, tasks\n"
+        "leaked = [n for n in os.environ if 'KEY' in n or 'TOKEN' in n]\n"
+        "assert not leaked, leaked\n"
+        "class ModelNew(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return torch.softmax(x, dim=1)\n")
+    result = worker.evaluate("tasks/softmax.py", str(path))
+    # it got as far as its forward: rejected for calling the operator, not a runtime error
+    assert result["status"] == "rejected", result["error"]
+    assert "operator it replaces" in result["error"]

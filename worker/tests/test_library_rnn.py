@@ -46,7 +46,9 @@ def test_candidate_matches_task_on_cpu(name, meta):
     task_name = meta["tasks"][0]
     task = load_task(os.path.join(REPO, "tasks", f"{task_name}.py"))
     task.apply({key: value for key, value in SMALL.items() if key in task.constants})
-    _, model_new = load_candidate(os.path.join(LIBRARY, name, meta["source"]), name)
+    module, model_new = load_candidate(os.path.join(LIBRARY, name, meta["source"]), name)
+    for key, value in task.shapes.items():  # as the harness sets them (share_constants)
+        setattr(module, key, value)
     seed_all(3)
     init_inputs = task.init_inputs()
     seed_all(3)

@@ -165,9 +165,9 @@ def test_holding_or_inheriting_the_reference_model():
 @pytest.mark.parametrize("make, reason", [
     (lambda x: triton_scale(x, 2.0, out=x), "aliases input 0"),
     (lambda x: triton_scale(x, 2.0, out=x)[1:], "aliases input 0"),
-    (lambda x: (triton_scale(x.clone(), 2.0), triton_scale(x, 3.0, out=x))[0], "mutated input 0"),
 ])
-def test_outputs_may_not_alias_and_inputs_may_not_change(make, reason):
+def test_outputs_may_not_alias_inputs(make, reason):
+    # (an input changed in place is caught by the judge, from outside: test_evaluate_protocol)
     class Candidate(nn.Module):
         def forward(self, x):
             return make(x)
@@ -238,9 +238,33 @@ def test_policy_per_kind_of_task():
     gelu = Policy(["mul", "pow", "mul", "add", "tanh", "mul"], [], Double)
     assert gelu.ops == {"mul", "pow", "add", "tanh"}
     conv = Policy(["conv2d", "add", "relu", "size"], [nn.Conv2d], Double)
-    assert conv.ops == {"conv2d"}
+    # the convolution and every other name ATen dispatches it under; not its epilogue
+    assert "conv2d" in conv.ops and "cudnn_convolution" in conv.ops and "convolution" in conv.ops
+    assert not {"add", "relu", "size"} & conv.ops
     lstm = Policy(["zeros", "lstm", "linear", "getitem"], [nn.LSTM, nn.Linear], Double)
-    assert "linear" not in lstm.ops and "lstm" in lstm.ops and nn.LSTM in lstm.module_types
+    assert "linear" not in lstm.ops and "lstm" in lstm.ops and "cudnn_rnn" in lstm.ops
+    assert "torch.nn.modules.rnn.LSTM" in lstm.module_names
+    softmax = Policy(["softmax"], [], Double)
+    assert {"log_softmax", "softmin", "scaled_dot_product_attention"} <= softmax.ops
+
+
+def _scripted_softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, 0)
+
+
+def test_policy_travels_to_the_candidate_process():
+    from kforge_worker.trust_ops import AtenRecorder
+    lstm = Policy(["lstm"], [nn.LSTM], Double)
+    rebuilt = Policy.from_description(json.loads(json.dumps(lstm.describe())))
+    assert rebuilt.check(["lstm"], []) == ["called the operator it replaces: torch lstm"]
+    assert rebuilt.check([], [nn.LSTM])  # holding and calling an nn.LSTM
+    assert rebuilt.check([], [Double]) and not rebuilt.check(["linear"], [nn.Linear])
+    with AtenRecorder() as aten:  # the dispatcher's names, TorchScript included
+        torch.jit.script(_scripted_softmax)(torch.randn(4))
+        torch.log_softmax(torch.randn(4), 0).exp()
+    softmax = Policy(["softmax"], [], Double)
+    assert "softmax" in aten.names and "log_softmax" in aten.names
+    assert softmax.check(aten.names, [])
 
 
 AUDIT_SCRIPT = r"""

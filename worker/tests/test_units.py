@@ -271,47 +271,6 @@ class _PassThroughGuard:
         return model(*inputs)
 
 
-def test_timing_step_with_fake_cuda_events(monkeypatch, tmp_path):
-    # No GPU here: CUDA events and synchronisation are faked with host clocks so that the
-    # timing step's own logic (interleaving, discarded first trial, checkpoint, score) runs.
-    import time
-    from conftest import REPO
-    from kforge_worker import evaluate, timing
-
-    class FakeEvent:
-        def __init__(self, enable_timing=False):
-            self.at = None
-
-        def record(self):
-            self.at = time.perf_counter()
-
-        def elapsed_time(self, end):
-            return (end.at - self.at) * 1e3
-
-    checkpoints = []
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(1024))
-    monkeypatch.setattr(evaluate.trust, "Guard", _PassThroughGuard)
-    monkeypatch.setattr(_PassThroughGuard, "checkpoint", lambda self: checkpoints.append(1),
-                        raising=False)
-    request = {"task_path": "tasks/softmax.py", "candidate_path": "library/softmax/candidate.py",
-               "device": "cpu", "shrink": True, "trials": 4, "warmup": 1, "_cwd": REPO}
-    evaluation = evaluate.Evaluation(request, str(tmp_path))
-    evaluation.load()
-    evaluation.correctness()
-    evaluation.timing()
-    result = evaluation.result
-    assert result["timing"]["candidate"]["trials"] == 4 and result["timing"]["eager"]["trials"] == 4
-    assert result["timing"]["compile"] is None and result["timing"]["cuda_graph"] is None
-    assert result["timing"]["candidate"]["host_median_ms"] >= result["timing"]["candidate"]["median_ms"]
-    assert result["score"] == pytest.approx(result["timing"]["eager"]["median_ms"]
-                                            / result["timing"]["candidate"]["median_ms"])
-    assert result["speedup_vs_best_baseline"] == pytest.approx(result["score"])
-    assert result["timed_s"] > 0 and checkpoints == [1]
-
-
 def _fake_cuda_timing(monkeypatch):
     """CUDA events and synchronisation faked with host clocks (no GPU here)."""
     import time
@@ -360,67 +319,6 @@ def test_timed_outputs_are_kept_from_trials_the_candidate_ran_first(monkeypatch,
         later = [t for t in range(trial + 1, 13) if t % 3 == input_set
                  and timed[t * runners][0] == "candidate"]
         assert later == []                                              # the last such trial
-
-
-TIMING_ONLY_CHEAT = '''
-import torch
-import torch.nn as nn
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
-    e = tl.exp(x - tl.max(x, axis=0))
-    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
-
-
-class ModelNew(nn.Module):
-    """Honest for the first calls on a tensor (no check calls one more than twice), garbage
-    once the same tensors keep coming back: inside the timing loop."""
-
-    def __init__(self):
-        super().__init__()
-        self.calls = {}
-
-    def forward(self, x):
-        key = (id(x), x.data_ptr())
-        self.calls[key] = self.calls.get(key, 0) + 1
-        y = torch.empty_like(x)
-        if self.calls[key] > 3:
-            return y.zero_()
-        softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
-        return y
-'''
-
-
-def test_a_candidate_cheating_only_while_timed_is_wrong_output(monkeypatch, tmp_path):
-    # Attack 13 without a GPU: honest in every correctness check, zeros inside the timing loop.
-    from conftest import REPO
-    from kforge_worker import evaluate
-    from kforge_worker.errors import Failure
-    _fake_cuda_timing(monkeypatch)
-    monkeypatch.setattr(evaluate.trust, "Guard", _PassThroughGuard)
-    path = tmp_path / "timing_only_cheat.py"
-    path.write_text(TIMING_ONLY_CHEAT)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    request = {"task_path": "tasks/softmax.py", "candidate_path": str(path), "device": "cpu",
-               "shrink": True, "trials": 12, "warmup": 2, "_cwd": REPO}
-    evaluation = evaluate.Evaluation(request, str(scratch))
-    evaluation.load()
-    evaluation.correctness()
-    evaluation.reuse_check()
-    assert evaluation.result["correctness"]["pass_calibrated"]  # honest so far
-    with pytest.raises(Failure) as caught:
-        evaluation.timing()
-    assert caught.value.status == "wrong_output"
-    assert caught.value.message.startswith("wrong output during timing (trial ")
-    assert "timing input set" in caught.value.message
 
 
 def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
@@ -580,7 +478,7 @@ def test_make_inputs_moves_what_get_inputs_left_on_the_cpu(tmp_path):
     from kforge_worker import evaluate
     evaluation = evaluate.Evaluation({"task_path": task_file("mixed_inputs"),
                                       "candidate_path": "unused.py", "device": "meta"},
-                                     str(tmp_path))
+                                     str(tmp_path), 0.0)
     evaluation.task = _task(task_file("mixed_inputs"))
     x, offsets, scale = evaluation.make_inputs(1001)
     assert x.device.type == "meta" and offsets.device.type == "meta" and scale == 3
@@ -605,7 +503,8 @@ def test_draw_inputs_falls_back_to_the_cpu_once_per_task(tmp_path):
     # Through the evaluation: the result says where, and notes say why.
     evaluation = evaluate.Evaluation({"task_path": task_file("numpy_inputs"),
                                       "candidate_path": "unused.py", "device": "meta"},
-                                     str(tmp_path))
+                                     str(tmp_path), 0.0)
+    evaluation.start_candidate = lambda: None  # no candidate process: only the drawing runs
     evaluation.task = _task(task_file("numpy_inputs"))
     evaluation.load = lambda: None  # the task above, no candidate: only the drawing step runs
     evaluation.correctness = lambda: evaluation.make_inputs(1001)
