@@ -27,13 +27,16 @@ def main():
     parser.add_argument("--json", default="")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--no-generalization", action="store_true")
+    parser.add_argument("--worker-path", default=os.path.join(ROOT, "worker"),
+                        help="another worker tree (e.g. an older commit's, to compare)")
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "worker"))
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(args.worker_path))
     command = [sys.executable, "-m", "kforge_worker"] + (["--cpu"] if args.device == "cpu" else [])
     worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                               text=True, bufsize=1)
     results = []
-    for number, pair in enumerate(args.pair, 1):
+    for number, pair in enumerate([p for p in args.pair for _ in range(args.repeat)], 1):
         task, candidate = pair.split(":", 1)
         request = {"id": number, "op": "evaluate", "task_path": task, "candidate_path": candidate,
                    "device": args.device, "trials": args.trials, "shrink": args.shrink,
@@ -61,6 +64,8 @@ def main():
               f"allowed {timing.get('allowed_gap_ms')} wall {wall:.1f}s "
               f"conf {(result.get('confinement') or {}).get('mechanism')} | "
               f"{reasons.replace(chr(10), ' ')[:400]}", flush=True)
+        print(f"    candidate_ops {result.get('candidate_ops_s')} warm {result.get('warm_start')} "
+              f"child_s {result.get('child_s')}", flush=True)
         print(f"    phases {result.get('phases_s')} own_share {result.get('own_kernel_share')} "
               f"side_effects {result.get('side_effects')}", flush=True)
     worker.stdin.write(json.dumps({"id": 0, "op": "shutdown"}) + "\n")

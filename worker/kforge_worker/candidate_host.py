@@ -25,11 +25,12 @@ Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"
 
 import os
 import sys
+import time
 import traceback
 
 
-def _reply_error(channel, status, error, location=None):
-    channel.send({"ok": False, "status": status, "error": error, "location": location})
+def _reply_error(host, status, error, location=None):
+    host.send({"ok": False, "status": status, "error": error, "location": location})
 
 
 class Host:
@@ -43,8 +44,15 @@ class Host:
         self.device = "cpu"
         self.flush = None
         self.side_effects_before = None
+        self._began = time.monotonic()
 
     # ---- helpers ------------------------------------------------------------------------------
+
+    def send(self, message):
+        """A reply, with the time this process spent on the request (where an evaluation's
+        time goes: the judge sums it per op in the result's candidate_ops_s)."""
+        message["took_s"] = round(time.monotonic() - self._began, 4)
+        self.channel.send(message)
 
     def decode(self, spec):
         import torch
@@ -98,7 +106,6 @@ class Host:
         import torch
         from kforge_worker import side_effects, trust
         from kforge_worker.task_loader import LoadError, load_candidate
-        from kforge_worker.trust_ops import Policy
         self.device = request["device"]
         if self.device == "cpu":
             torch.set_num_threads(1)
@@ -107,34 +114,35 @@ class Host:
         path = request["candidate"]
         self.files[os.path.abspath(path)] = request["display"]
         self.guard = trust.Guard(None, {"allow_pytorch_only": request.get("allow_pytorch_only")})
-        self.guard.use_policy(Policy.from_description(request.get("policy")))
         self.guard.before_candidate_import()
         self.side_effects_before = side_effects.capture()
         try:
             self.module, self.model_new = load_candidate(path, request["display"])
         except LoadError as error:
-            return _reply_error(self.channel, error.status, str(error), error.location)
+            return _reply_error(self, error.status, str(error), error.location)
         reference = type(request.get("reference_name") or "Model", (), {})
         self.guard.after_candidate_import(self.module, reference)
         for name, value in (request.get("shapes") or {}).items():
             setattr(self.module, name, value)
-        self.channel.send({"ok": True})
+        self.send({"ok": True})
 
     def op_map(self, request, fds):
         from kforge_worker.shared_memory import SharedBuffer
         for spec, fd in zip(request["buffers"], fds):
             self.buffers[spec["id"]] = SharedBuffer(self.device, spec["nbytes"], fd=fd)
-        self.channel.send({"ok": True})
+        self.send({"ok": True})
 
     def op_unmap(self, request, fds):
         for key in request["ids"]:
             buffer = self.buffers.pop(key, None)
             if buffer is not None:
                 buffer.close()
-        self.channel.send({"ok": True})
+        self.send({"ok": True})
 
     def op_build(self, request, fds):
         from kforge_worker.seeding import seed_all
+        from kforge_worker.trust_ops import Policy
+        self.guard.use_policy(Policy.from_description(request.get("policy")))
         args = self.decode({"list": request["args"]})
         for name, value in (request.get("shapes") or {}).items():
             setattr(self.module, name, value)
@@ -145,10 +153,10 @@ class Host:
         except BaseException as error:  # SystemExit included: the candidate's fault
             status, text, location = self.candidate_failure(
                 error, str(request.get("what") or "build ModelNew"))
-            return _reply_error(self.channel, status, text, location)
+            return _reply_error(self, status, text, location)
         self.model = model
         self.guard.check_model(model, None)
-        self.channel.send({"ok": True})
+        self.send({"ok": True})
 
     def op_call(self, request, fds):
         import torch
@@ -163,8 +171,8 @@ class Host:
             self.sync()
         except BaseException as error:
             status, text, location = self.candidate_failure(error, "run ModelNew.forward")
-            return _reply_error(self.channel, status, text, location)
-        self.channel.send({"ok": True, "outputs": described,
+            return _reply_error(self, status, text, location)
+        self.send({"ok": True, "outputs": described,
                            "launches": getattr(self.guard, "last_launches", None)})
 
     def op_time(self, request, fds):
@@ -188,8 +196,8 @@ class Host:
                 after=after, cpu=cpu)
         except BaseException as error:
             status, text, location = self.candidate_failure(error, "time ModelNew.forward")
-            return _reply_error(self.channel, status, text, location)
-        self.channel.send({"ok": True, "ms": samples, "outputs": described})
+            return _reply_error(self, status, text, location)
+        self.send({"ok": True, "ms": samples, "outputs": described})
 
     def op_profile(self, request, fds):
         import torch
@@ -201,15 +209,15 @@ class Host:
                                                     triton_kernel_names(self.module))
         except BaseException as error:
             status, text, location = self.candidate_failure(error, "profile ModelNew.forward")
-            return _reply_error(self.channel, status, text, location)
+            return _reply_error(self, status, text, location)
         self.guard.note_kernels(kernels)
-        self.channel.send({"ok": True, "launches": launches, "kernels": kernels})
+        self.send({"ok": True, "launches": launches, "kernels": kernels})
 
     def op_finish(self, request, fds):
         from kforge_worker import side_effects
         self.guard.checkpoint()
         changed = side_effects.differences(self.side_effects_before, side_effects.capture())
-        self.channel.send({"ok": True, "violations": self.guard.violations,
+        self.send({"ok": True, "violations": self.guard.violations,
                            "side_effects": changed})
 
     def serve(self):
@@ -219,18 +227,20 @@ class Host:
                 request, fds = self.channel.receive()
             except ChannelClosed:
                 return
+            self._began = time.monotonic()
             handler = getattr(self, "op_" + str(request.get("op")), None)
             if handler is None:
-                _reply_error(self.channel, "internal", f"unknown op {request.get('op')!r}")
+                _reply_error(self, "internal", f"unknown op {request.get('op')!r}")
                 continue
+            self._began = time.monotonic()
             try:
                 handler(request, fds)
             except BaseException as error:  # the harness side of this process failing
                 from kforge_worker.errors import Failure
                 if isinstance(error, Failure):
-                    _reply_error(self.channel, error.status, error.message, error.location)
+                    _reply_error(self, error.status, error.message, error.location)
                     continue
-                _reply_error(self.channel, "internal",
+                _reply_error(self, "internal",
                              "candidate process error:\n" + traceback.format_exc()[-4000:])
 
 
@@ -239,8 +249,12 @@ def main(argv):
     from kforge_worker.channel import Channel
     faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
     channel = Channel.from_fd(int(argv[0]))
-    import torch  # noqa: F401  (the import cost is paid before the first request)
+    # the import and CUDA start-up costs are paid before the first request (warm_pool)
+    import torch
     import triton  # noqa: F401
+    if len(argv) > 1 and argv[1] == "cuda":
+        torch.cuda.init()
+        torch.empty(1, device="cuda")
     if os.environ.get("TRITON_INTERPRET") == "1":
         from kforge_worker import interpreter_compat
         interpreter_compat.install()

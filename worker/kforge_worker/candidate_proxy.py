@@ -9,7 +9,6 @@ statuses are believed only as failures (a reply cannot make anything pass)."""
 import os
 import select
 import signal
-import socket
 import threading
 import time
 
@@ -33,25 +32,32 @@ def _drain(stream, output, over_limit):
 
 
 class CandidateProcess:
-    def __init__(self, scratch, cache, device, deadline, host_memory_bytes, timeout_s):
-        self.device = device
-        self.timeout_s = timeout_s
+    """The judge's handle on one candidate process: a warm one the worker started ahead
+    (warm_pool.WarmHost), or one started now. `cache`: the candidate source's build cache,
+    linked into the process's cache slot now and updated from it when the process is gone."""
+
+    def __init__(self, host, cache, deadline, host_memory_bytes, timeout_s):
+        from kforge_worker.warm_pool import load_slot
+        self.host = host
+        self.cache = cache
+        self.device = host.device
+        self.scratch = host.scratch
+        self.process = host.process
+        self.confinement = host.confinement
         self.deadline = deadline
+        self.timeout_s = timeout_s
         self.host_memory_bytes = host_memory_bytes
         self.output = Output()
         self.over_limit = threading.Event()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        started = time.monotonic()
-        try:
-            self.process, self.confinement = confinement.start(scratch, cache, device,
-                                                               theirs.fileno())
-        finally:
-            theirs.close()
-        self.start_s = time.monotonic() - started
-        self.channel = Channel(ours)
+        self.start_s = time.monotonic() - host.started
+        self.channel = Channel(host.sock)
         self.buffers = {}
         self.closed = False
+        self._exit_code = None
+        self._last_op = None
+        self.ops_s = {}   # the candidate process's own time per request kind (untrusted)
         self._next_id = 0
+        load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
         self._drainer.start()
@@ -59,21 +65,30 @@ class CandidateProcess:
     # ---- watching -----------------------------------------------------------------------------
 
     def _died(self):
+        """How the process ended, or None while it runs. Under bwrap, from bwrap's status
+        descriptor: the judge is not the parent of a warm process, and Popen.poll() there would
+        report a running process as exited (ECHILD)."""
+        status_fd = self.confinement.get("status_fd")
+        if status_fd is not None:
+            code = self._exit_code if self._exit_code is not None else \
+                confinement.exit_status(status_fd)
+            self._exit_code = code
+            if code is None:
+                return None
+            if code > 128:  # bwrap reports a death by signal N as 128 + N
+                try:
+                    return f"was killed by {signal.Signals(code - 128).name}"
+                except ValueError:
+                    pass
+            return f"exited with code {code} before reporting"
         code = self.process.poll()
         if code is None:
             return None
         if code < 0:
             try:
-                name = signal.Signals(-code).name
+                return f"was killed by {signal.Signals(-code).name}"
             except ValueError:
-                name = f"signal {-code}"
-            return f"was killed by {name}"
-        if code > 128 and self.confinement.get("mechanism") == "bwrap":
-            # bwrap reports its child's death by signal N as exit status 128 + N
-            try:
-                return f"was killed by {signal.Signals(code - 128).name}"
-            except ValueError:
-                pass
+                return f"was killed by signal {-code}"
         return f"exited with code {code} before reporting"
 
     def _fail(self, status, message):
@@ -115,13 +130,24 @@ class CandidateProcess:
 
     def request(self, message, fds=()):
         """Send one request; return the reply if ok, else raise the candidate's Failure."""
+        self.send(message, fds)
+        return self.reply()
+
+    def send(self, message, fds=()):
+        """The first half of a request: the judge may work while the candidate does."""
         if self.closed:
             raise Failure("crashed", "the candidate process is gone")
+        self._last_op = message.get("op")
         try:
             self.channel.send(message, fds)
         except OSError:
             self._wait_readable()  # reports why it is gone
             self._fail("crashed", "closed its channel")
+
+    def reply(self):
+        """The second half: the reply if ok, else the candidate's Failure."""
+        if self.closed:
+            raise Failure("crashed", "the candidate process is gone")
         self._wait_readable()
         self.channel.sock.settimeout(max(1.0, self.deadline - time.monotonic()))
         problem = None
@@ -132,10 +158,10 @@ class CandidateProcess:
         except ChannelError as error:
             problem = f"sent a malformed reply ({error})"
         if problem == "closed":
-            try:
-                self.process.wait(timeout=2)
-            except Exception:
-                pass
+            for _ in range(40):  # its exit status follows the closed channel closely
+                if self._died():
+                    break
+                time.sleep(0.05)
             self._fail("crashed", self._died() or "closed its channel")
         if problem:
             self._fail("rejected", problem)
@@ -145,6 +171,9 @@ class CandidateProcess:
         if self.over_limit.is_set():
             self._fail("rejected", f"was killed: wrote {self.output.bytes / 1e6:.1f} MB to "
                                    f"stdout/stderr (limit {MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
+        took = reply.get("took_s")
+        if isinstance(took, (int, float)) and isinstance(self._last_op, str):
+            self.ops_s[self._last_op] = round(self.ops_s.get(self._last_op, 0.0) + took, 4)
         if reply.get("ok") is True:
             return reply
         status = reply.get("status")
@@ -180,12 +209,18 @@ class CandidateProcess:
             self.buffers.pop(key).close()
 
     def close(self):
+        """Kill the process (and its namespace), keep what it built for its source, remove its
+        folders."""
+        from kforge_worker.warm_pool import save_slot
+        if self.closed:
+            return
         self.closed = True
         confinement.kill(self.process)
-        self.channel.close()
         for buffer in self.buffers.values():
             try:
                 buffer.close()
             except Exception:
                 pass
         self.buffers = {}
+        save_slot(self.host.slot, self.cache)
+        self.host.discard()

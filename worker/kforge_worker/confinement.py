@@ -132,8 +132,10 @@ def _hidden_homes():
     return sorted(path for path in homes if path and os.path.isdir(path) and path != "/")
 
 
-def _bwrap_args(scratch, cache, keep_visible):
-    args = [bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+def _bwrap_args(scratch, cache, keep_visible, status_fd):
+    # --json-status-fd: bwrap writes {"exit-code": N} there when the candidate exits, so a
+    # process that is not bwrap's parent (the judge adopting a warm one) learns how it ended
+    args = [bwrap_path(), "--json-status-fd", str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm"]
     for node in sorted(glob.glob("/dev/nvidia*")):
         args += ["--dev-bind", node, node]
     if os.path.isdir("/dev/dri"):
@@ -150,28 +152,58 @@ def _bwrap_args(scratch, cache, keep_visible):
     return args
 
 
-def start(scratch, cache, device, sock_fd):
+def start(scratch, cache, device, sock_fd, warm=False):
     """Start `python -m kforge_worker.candidate_host FD` confined; returns (Popen, confinement
-    record). The process's stdout/stderr are a pipe the caller drains."""
+    record); the record's `status_fd` (bwrap only) reports the exit. The process's stdout/stderr
+    are a pipe the caller drains."""
     state = probe()
     if state.get("refuse"):
         raise RuntimeError(f"refusing to run candidate code: {state['warning']} "
                            f"(KFORGE_CONFINEMENT=require)")
     worker_path = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = environment(scratch, cache, device, worker_path)
-    command = [sys.executable, "-m", "kforge_worker.candidate_host", str(sock_fd)]
+    command = [sys.executable, "-m", "kforge_worker.candidate_host", str(sock_fd), device]
+    status_r = status_w = None
+    pass_fds = (sock_fd,)
     if state["mechanism"] == "bwrap":
+        status_r, status_w = os.pipe()
+        pass_fds = (sock_fd, status_w)
         visible = {worker_path, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                    sys.prefix, os.path.realpath(sys.prefix)}
         hidden = _hidden_homes()
         keep = sorted(path for path in visible
                       if any(path == home or path.startswith(home + os.sep) for home in hidden))
-        command = _bwrap_args(scratch, cache, keep) + command
-    process = subprocess.Popen(command, env=env, cwd=scratch, pass_fds=(sock_fd,),
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, start_new_session=True,
-                               preexec_fn=_limits)
-    return process, {"mechanism": state["mechanism"], "warning": state["warning"]}
+        command = _bwrap_args(scratch, cache, keep, status_w) + command
+    try:
+        process = subprocess.Popen(command, env=env, cwd=scratch, pass_fds=pass_fds,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   preexec_fn=_limits)
+    finally:
+        if status_w is not None:
+            os.close(status_w)
+    return process, {"mechanism": state["mechanism"], "warning": state["warning"],
+                     "status_fd": status_r}
+
+
+def exit_status(status_fd):
+    """The candidate's exit code from bwrap's status descriptor, or None while it runs."""
+    import json
+    import select
+    if status_fd is None or not select.select([status_fd], [], [], 0)[0]:
+        return None
+    try:
+        data = os.read(status_fd, 65536)
+    except OSError:
+        return None
+    for line in data.decode(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and "exit-code" in entry:
+            return int(entry["exit-code"])
+    return -1 if not data else None
 
 
 def descendants(pid):

@@ -41,7 +41,7 @@ TIMING_INPUT_SETS = 3
 BLOCK_TRIALS = 10               # timed trials per block (one round trip to the candidate)
 SLOT_BUDGET_BYTES = 4 << 30     # shared timing slots (inputs + outputs) at most this large
 MIN_OWN_SHARE = 0.1             # on the GPU, the candidate's own kernels' share of its GPU time
-SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-eval-[^/\s]+/kforge_candidate\.py")
+SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-cand-[^/\s]+/scratch/kforge_candidate\.py")
 # Model and ModelNew are built from this seed, so equal parameter layouts get equal weights. It
 # is no secret: the weights are not the answer; the inputs, drawn from fresh seeds, are.
 SEED_BASE = 1000
@@ -346,32 +346,41 @@ class Evaluation:
     # ---- steps ------------------------------------------------------------------------------
 
     def start_candidate(self):
-        """The candidate process starts first: its imports overlap the judge's own work."""
+        """The candidate process: the warm one the worker started ahead (warm_pool), else one
+        started now; its imports overlap the judge's own work either way."""
+        from kforge_worker import warm_pool
         from kforge_worker.candidate_proxy import CandidateProcess
-        from kforge_worker.confinement import build_cache
+        from kforge_worker.confinement import build_cache, probe
         from kforge_worker.sandbox import DEFAULT_HOST_MEMORY_GB, RequestFailure, resolve
-        copy_path = os.path.join(self.scratch, "kforge_candidate.py")
         try:
-            shutil.copyfile(resolve(self.request, "candidate_path"), copy_path)
-            with open(copy_path, "rb") as handle:
+            with open(resolve(self.request, "candidate_path"), "rb") as handle:
                 source = handle.read()
         except OSError as error:
             raise RequestFailure(f"failed to read candidate {self.candidate_path}: "
                                  f"{error.strerror}") from None
-        self.copy_path = copy_path
+        if probe().get("refuse"):
+            raise RequestFailure(f"refusing to run candidate code: {probe()['warning']} "
+                                 f"(KFORGE_CONFINEMENT=require)")
+        host = warm_pool.adopted if getattr(warm_pool.adopted, "device", None) == self.device \
+            else None
+        self.result["warm_start"] = host is not None
+        if host is None:
+            host = warm_pool.WarmHost(self.device)
+        self.copy_path = os.path.join(host.scratch, "kforge_candidate.py")
+        with open(self.copy_path, "wb") as handle:
+            handle.write(source)
         memory = float(self.request.get("host_memory_gb") or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
-        try:
-            self.candidate = CandidateProcess(self.scratch, build_cache(source), self.device,
-                                              self.deadline, memory,
-                                              float(self.request["timeout_s"]))
-        except RuntimeError as error:  # confinement required and unavailable
-            raise RequestFailure(str(error)) from None
-        self.result["confinement"] = self.candidate.confinement
+        self.candidate = CandidateProcess(host, build_cache(source), self.deadline, memory,
+                                          float(self.request["timeout_s"]))
+        self.result["confinement"] = {key: value for key, value in
+                                      self.candidate.confinement.items() if key != "status_fd"}
         if self.candidate.confinement.get("warning"):
             self.result.setdefault("notes", []).append(
                 "WARNING: " + self.candidate.confinement["warning"])
 
     def load(self):
+        """The task here, the candidate there, at the same time: the candidate process imports
+        the candidate while the judge builds the reference and records its operators."""
         from kforge_worker.sandbox import RequestFailure, resolve
         from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy
         try:
@@ -380,6 +389,11 @@ class Evaluation:
         except LoadError as error:
             raise RequestFailure(str(error)) from None
         self.files[os.path.abspath(self.task.module.__file__)] = self.task_path
+        self.candidate.send({
+            "op": "load", "candidate": self.copy_path, "display": self.candidate_path,
+            "shapes": self.task.shapes, "device": self.device,
+            "reference_name": self.task.model_class.__name__,
+            "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
         self.reference, self.init_inputs = self.build_reference()
         # The policy: the reference's operators, recorded here, in the judge.
         first = self.make_inputs(fresh_seed())
@@ -393,11 +407,8 @@ class Evaluation:
         except Exception:  # the reference's own problem shows in its real run below
             policy = Policy([], [], self.task.model_class)
         self.first_set = first
-        self.candidate.request({
-            "op": "load", "candidate": self.copy_path, "display": self.candidate_path,
-            "shapes": self.task.shapes, "device": self.device,
-            "reference_name": self.task.model_class.__name__, "policy": policy.describe(),
-            "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
+        self.policy = policy.describe()
+        self.candidate.reply()
         self.build_candidate(self.init_inputs)
 
     def build_candidate(self, init_inputs):
@@ -420,7 +431,7 @@ class Evaluation:
                                          f" to the candidate: {error}") from None
         shown = ", ".join(_short_repr(value) for value in init_inputs)
         self.candidate.request({"op": "build", "args": args, "seed": SEED_BASE,
-                                "shapes": self.task.shapes,
+                                "shapes": self.task.shapes, "policy": self.policy,
                                 "what": f"build ModelNew({shown}) (the arguments Model gets)"})
 
     def correctness(self):
@@ -706,8 +717,12 @@ class Evaluation:
         finally:
             if self.candidate is not None:
                 self.result["output_bytes"] = self.candidate.output.bytes
-                self.result["output_tail"] = self.candidate.output.last_lines(40)
+                # (kineto's profiler start/stop lines are noise, not the candidate's output)
+                self.result["output_tail"] = "\n".join(
+                    line for line in self.candidate.output.last_lines(200).split("\n")
+                    if not line.startswith("USDT:"))[-8000:]
                 self.result["candidate_start_s"] = round(self.candidate.start_s, 3)
+                self.result["candidate_ops_s"] = self.candidate.ops_s
                 self.candidate.close()
         if violations:
             self.result["reasons"] += [v for v in violations if v not in self.result["reasons"]]
@@ -784,11 +799,23 @@ def handle(request):
     require(request, ("task_path", "candidate_path"), "evaluate")
     if request.get("precision", "calibrated") not in ("calibrated", "kernelbench"):
         raise RequestError("failed to evaluate: precision must be calibrated or kernelbench")
-    # The judge enforces the limit on the candidate itself (and says so); this is the backstop
-    # for the judge.
-    outcome = run_request(_evaluate_child, request,
-                          timeout_s=(request.get("timeout_s") or DEFAULTS["timeout_s"]) + 60,
-                          host_memory_gb=request.get("host_memory_gb"))
+    from kforge_worker import warm_pool
+    device = request.get("device", "cuda")
+    # The warm candidate process goes to this request's judge (a forked child: it inherits
+    # this reference); whatever the judge did with it, it is discarded here afterwards.
+    warm_pool.adopted = warm_pool.take(device)
+    try:
+        # The judge enforces the limit on the candidate itself (and says so); this is the
+        # backstop for the judge.
+        outcome = run_request(_evaluate_child, request,
+                              timeout_s=(request.get("timeout_s") or DEFAULTS["timeout_s"]) + 60,
+                              host_memory_gb=request.get("host_memory_gb"),
+                              keep_fds=warm_pool.adopted.fds() if warm_pool.adopted else ())
+    finally:
+        if warm_pool.adopted is not None:
+            warm_pool.adopted.discard()
+            warm_pool.adopted = None
+        warm_pool.fill(device)
     if outcome.status == "done":
         result = outcome.result
     else:

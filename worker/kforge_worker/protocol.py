@@ -96,9 +96,12 @@ def prepare_process(argv):
         # the torch.compile baseline's import chain, once here rather than in every child
         # (~3 s per evaluation on the H100 host, bench/bench_harness.py --cprofile)
         import torch._dynamo  # noqa: F401
-    from kforge_worker import interpreter_compat, sandbox
+    from kforge_worker import interpreter_compat, sandbox, warm_pool
     interpreter_compat.install()
     sandbox.remove_stale_scratch()
+    warm_pool.remove_stale()
+    # the first evaluation's candidate process starts now (it never touches this process's CUDA)
+    warm_pool.fill("cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda")
 
 
 def serve(stdin=None, argv=None):

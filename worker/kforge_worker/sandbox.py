@@ -155,7 +155,7 @@ def _die_with_parent(parent):
         os._exit(1)
 
 
-def _child(fn, request, scratch, result_w, output_w, cpu_only, parent):
+def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=()):
     """In the forked child: isolate, run fn(request, scratch), send its result, exit."""
     status = 1
     try:
@@ -165,9 +165,13 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only, parent):
         os.dup2(null, 0)
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
-        # Close every other descriptor (the protocol stream above all).
-        os.closerange(3, result_w)
-        os.closerange(result_w + 1, 65536)
+        # Close every other descriptor (the protocol stream above all), but the result pipe and
+        # those handed over on purpose (a warm candidate process's channel and output).
+        low = 3
+        for fd in sorted({result_w, *keep_fds}):
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, 65536)
         for name in list(os.environ):
             if SECRET_NAME.search(name):
                 del os.environ[name]
@@ -197,7 +201,7 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only, parent):
         os._exit(status)
 
 
-def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=False):
+def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=False, keep_fds=()):
     """Fork, run `fn(request, scratch_dir) -> dict` in the child, return an Outcome."""
     from kforge_worker.protocol import RequestError
     import torch
@@ -217,7 +221,7 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
     if pid == 0:
         os.close(result_r)
         os.close(output_r)
-        _child(fn, request, scratch, result_w, output_w, cpu_only, parent)
+        _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds)
     os.close(result_w)
     os.close(output_w)
     output = Output()

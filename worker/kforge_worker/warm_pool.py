@@ -1,0 +1,147 @@
+"""A candidate process started ahead of the evaluation that will use it.
+
+A fresh, confined Python importing torch and Triton (and creating a CUDA context) takes seconds;
+an evaluation should not wait for it. The worker keeps one candidate process warm per device
+kind: started when the worker starts and again after every evaluation, it waits on its channel,
+holding nothing of any candidate. The next evaluation's judge (a forked child of the worker)
+adopts it; the worker discards it afterwards whatever happened (killed, its folders removed).
+
+Each warm process owns two fresh folders, both bound writable into its sandbox at start: its
+scratch directory and a build-cache slot. The judge fills the slot with the candidate source's
+own build cache (hard links) before the candidate is imported, and copies what the candidate
+built back into that source's cache afterwards (confinement.build_cache: a source only ever
+reads what evaluations of the same bytes wrote)."""
+
+import os
+import shutil
+import socket
+import tempfile
+import time
+
+from kforge_worker import confinement
+
+PREFIX = "kforge-cand-"  # + worker pid + "-": a dead worker's folders can be found
+
+_warm = {}      # device -> WarmHost
+adopted = None  # the WarmHost handed to the evaluation being served (see evaluate.handle)
+
+
+class WarmHost:
+    """A started candidate process: its Popen, the judge's end of the channel, its folders."""
+
+    def __init__(self, device):
+        self.device = device
+        self.root = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+        self.scratch = os.path.join(self.root, "scratch")
+        self.slot = os.path.join(self.root, "cache")
+        os.makedirs(self.scratch)
+        for sub in ("triton", "torch_extensions", "inductor"):
+            os.makedirs(os.path.join(self.slot, sub))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.started = time.monotonic()
+        try:
+            self.process, self.confinement = confinement.start(
+                self.scratch, self.slot, device, theirs.fileno(), warm=True)
+        except BaseException:
+            ours.close()
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
+        finally:
+            theirs.close()
+        self.sock = ours
+
+    def fds(self):
+        """What the judge needs open: the channel and the process's output pipe."""
+        fds = (self.sock.fileno(), self.process.stdout.fileno())
+        status = self.confinement.get("status_fd")
+        return fds + ((status,) if status is not None else ())
+
+    def discard(self):
+        confinement.kill(self.process)
+        for stream in (self.process.stdout,):
+            try:
+                stream.close()
+            except Exception:
+                pass
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        if self.confinement.get("status_fd") is not None:
+            try:
+                os.close(self.confinement["status_fd"])
+            except OSError:
+                pass
+            self.confinement["status_fd"] = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def fill(device):
+    """Start a warm candidate process for `device` unless one is waiting (worker process only:
+    it never touches CUDA itself, the candidate process does)."""
+    if device in _warm and _warm[device].process.poll() is None:
+        return
+    _warm.pop(device, None)
+    if confinement.probe()["mechanism"] != "bwrap":
+        return  # without bwrap's status descriptor only the parent could tell how it ended
+    try:
+        _warm[device] = WarmHost(device)
+    except Exception:  # no warm process: the judge starts one itself, as before
+        pass
+
+
+def take(device):
+    """The warm candidate process for `device`, removed from the pool, or None."""
+    host = _warm.pop(device, None)
+    if host is not None and host.process.poll() is not None:
+        host.discard()
+        return None
+    return host
+
+
+def remove_stale():
+    """Folders of warm processes whose worker died (it could not remove them)."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        if name.startswith(PREFIX):
+            owner = name[len(PREFIX):].split("-")[0]
+            if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def load_slot(slot, cache):
+    """The source's build cache into the slot, as hard links (no copy; a write into a linked
+    file changes that same source's cache, which is the policy)."""
+    for folder, _, files in os.walk(cache):
+        target = os.path.join(slot, os.path.relpath(folder, cache))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            source, destination = os.path.join(folder, name), os.path.join(target, name)
+            if os.path.islink(source) or os.path.exists(destination):
+                continue
+            try:
+                os.link(source, destination)
+            except OSError:
+                shutil.copy2(source, destination)
+
+
+def save_slot(slot, cache, limit_bytes=4 << 30):
+    """What the candidate built, back into its source's cache (the process is gone by now).
+    Links are copied as links, never followed; past `limit_bytes` nothing more is kept."""
+    kept = 0
+    for folder, _, files in os.walk(slot):
+        target = os.path.join(cache, os.path.relpath(folder, slot))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            source, destination = os.path.join(folder, name), os.path.join(target, name)
+            try:
+                if os.path.islink(source) or os.path.exists(destination) and \
+                        os.path.samefile(source, destination):
+                    continue
+                kept += os.path.getsize(source)
+                if kept > limit_bytes:
+                    return
+                shutil.copy2(source, destination + ".kforge-tmp")
+                os.replace(destination + ".kforge-tmp", destination)
+            except OSError:
+                continue
