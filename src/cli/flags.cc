@@ -45,7 +45,10 @@ const std::vector<Flag>& flag_table() {
     {"--gpus", &Options::gpus, "KFORGE_GPUS", "GPU indices, one worker each", {"eval", "baseline", "run"}},
     {"--launcher", &Options::launcher, "KFORGE_LAUNCHER", "command prefix to start workers (ssh host, srun ...)", {"eval", "baseline", "run", "analyze"}},
 
-    {"--provider", &Options::provider, "KFORGE_PROVIDER", "model provider or preset (deepseek, openai, anthropic, vllm, ollama, library, ...)", {"run", "doctor"}},
+    {"--provider", &Options::provider, "KFORGE_PROVIDER", "model provider or preset (deepseek, openai, anthropic, vllm, ollama, library, exec, replay, ...)", {"run", "doctor"}},
+    {"--command", &Options::command, "KFORGE_COMMAND", "exec provider: shell command that reads the request JSON on stdin and writes the reply on stdout", {"run", "doctor"}},
+    {"--from", &Options::replay_from, "", "replay provider: run directory whose transcripts answer the requests", {"run", "doctor"}},
+    {"--request-timeout", &Options::request_timeout, "KFORGE_REQUEST_TIMEOUT", "model request time-out, seconds: SECONDS and/or STAGE=SECONDS, comma-separated (seed=3600,900)", {"run", "doctor"}},
     {"--model", &Options::model, "KFORGE_MODEL", "model id", {"run", "doctor"}},
     {"--base-url", &Options::base_url, "KFORGE_BASE_URL", "endpoint base URL", {"run", "doctor"}},
     {"--no-stream", &Options::no_stream, "", "do not stream replies", {"run", "doctor"}},

@@ -125,6 +125,21 @@ int run_run_command(const Options& options) {
     record.config.analysis = "never";
     record.config.tuning = false;
   }
+  if (provider_config->api == llm::Api::kReplay && options.resume.empty()) {
+    // Replaying: the recorded run's strategy, so that the same calls are asked in the same order.
+    auto recorded = store::read_run_record(provider_config->replay_dir);
+    if (!recorded) return fail_with(kExitUsage, recorded.error().context("failed to read --from"));
+    const store::RunConfig& r = recorded->config;
+    store::RunConfig& c = record.config;
+    c.seeds = r.seeds;
+    c.repairs = r.repairs;
+    c.analysis = r.analysis;
+    c.analysis_threshold = r.analysis_threshold;
+    c.guard = r.guard;
+    c.tuning = r.tuning;
+    c.max_candidates = r.max_candidates;
+    c.budget_tokens = r.budget_tokens;
+  }
   record.config.provider = (*provider)->name();
   record.config.model = (*provider)->model();
   record.config.base_url = provider_config->base_url;

@@ -124,6 +124,11 @@ util::Result<void> RunStore::write_run(const RunRecord& run) {
 }
 
 util::Result<RunRecord> RunStore::read_run() const {
+  return read_run_record(dir_);
+}
+
+util::Result<RunRecord> read_run_record(const std::filesystem::path& dir) {
+  const std::filesystem::path dir_ = dir;
   std::ifstream in(dir_ / "run.json");
   if (!in) return util::fail("failed to read {}: cannot open", (dir_ / "run.json").string());
   std::stringstream text;

@@ -68,6 +68,9 @@ class RunStore {
   std::mutex console_mutex_;
 };
 
+/// Reads `dir`/run.json without opening the run (a recorded run may be read-only).
+util::Result<RunRecord> read_run_record(const std::filesystem::path& dir);
+
 /// "39_GRU" from "tasks/39_GRU.py"; characters other than [A-Za-z0-9._-] become '-'.
 std::string safe_name(std::string_view text);
 
