@@ -175,13 +175,13 @@ AttemptResult ExecProvider::attempt(const std::string& input, double timeout_s,
   if (status && (status->signaled || status->code != 0)) {
     bool cannot_run = !status->signaled && (status->code == 126 || status->code == 127);
     PartialReply partial{output, {}, estimate_tokens(output.size())};
-    return std::unexpected(
-        AttemptFailure{!cannot_run,
-                       fmt::format("the command {}{}; {}", cannot_run ? "could not be run: " : "",
-                                   status->describe(), tail()),
-                       {},
-                       false,
-                       partial});
+    return std::unexpected(AttemptFailure{
+        !cannot_run,
+        fmt::format("the command {} ({}); {}", cannot_run ? "could not be run" : "failed",
+                    status->describe(), tail()),
+        {},
+        false,
+        partial});
   }
   if (output.find_first_not_of(" \t\r\n") == std::string::npos)
     return std::unexpected(
