@@ -32,18 +32,18 @@ const std::vector<Flag>& flag_table() {
 
     {"--task", &Options::task, "", "KernelBench-format task file", {"eval", "baseline", "run", "analyze"}},
     {"--candidate", &Options::candidate, "", "candidate file defining ModelNew", {"eval"}},
-    {"--device", &Options::device, "KFORGE_DEVICE", "cuda or cpu (cpu: correctness only, Triton interpreter)", {"eval", "baseline", "run", "analyze"}},
-    {"--shrink", &Options::shrink, "", "shrink the task's shape constants (for CPU checks)", {"eval", "baseline", "run", "analyze"}},
+    {"--device", &Options::device, "KFORGE_DEVICE", "cuda or cpu (cpu: correctness only, Triton interpreter)", {"eval", "baseline", "run", "analyze", "rank"}},
+    {"--shrink", &Options::shrink, "", "shrink the task's shape constants (for CPU checks)", {"eval", "baseline", "run", "analyze", "rank"}},
     {"--precision", &Options::precision, "", "calibrated (fp64-aware) or kernelbench (allclose)", {"eval", "run"}},
     {"--input-sets", &Options::input_sets, "", "input sets checked for correctness", {"eval", "run"}},
-    {"--trials", &Options::trials, "", "timed trials", {"eval", "baseline", "run"}},
-    {"--warmup", &Options::warmup, "", "warm-up runs before timing", {"eval", "baseline", "run"}},
-    {"--no-l2-flush", &Options::no_l2_flush, "", "do not flush L2 before each trial", {"eval", "baseline", "run"}},
-    {"--timeout", &Options::timeout_s, "KFORGE_TIMEOUT", "wall-clock limit per evaluation, seconds", {"eval", "baseline", "run", "analyze"}},
+    {"--trials", &Options::trials, "", "timed trials", {"eval", "baseline", "run", "rank"}},
+    {"--warmup", &Options::warmup, "", "warm-up runs before timing", {"eval", "baseline", "run", "rank"}},
+    {"--no-l2-flush", &Options::no_l2_flush, "", "do not flush L2 before each trial", {"eval", "baseline", "run", "rank"}},
+    {"--timeout", &Options::timeout_s, "KFORGE_TIMEOUT", "wall-clock limit per evaluation, seconds", {"eval", "baseline", "run", "analyze", "rank"}},
     {"--allow-pytorch-only", &Options::allow_pytorch_only, "", "accept candidates that launch no kernel of their own", {"eval", "run"}},
     {"--runtime", &Options::runtime, "", "also run one forward: launches per forward, kernels and their time share", {"analyze"}},
-    {"--gpus", &Options::gpus, "KFORGE_GPUS", "GPU indices, one worker each", {"eval", "baseline", "run"}},
-    {"--launcher", &Options::launcher, "KFORGE_LAUNCHER", "command prefix to start workers (ssh host, srun ...)", {"eval", "baseline", "run", "analyze"}},
+    {"--gpus", &Options::gpus, "KFORGE_GPUS", "GPU indices, one worker each", {"eval", "baseline", "run", "rank"}},
+    {"--launcher", &Options::launcher, "KFORGE_LAUNCHER", "command prefix to start workers (ssh host, srun ...)", {"eval", "baseline", "run", "analyze", "rank"}},
 
     {"--provider", &Options::provider, "KFORGE_PROVIDER", "model provider or preset (deepseek, openai, anthropic, vllm, ollama, library, exec, replay, ...)", {"run", "doctor"}},
     {"--command", &Options::command, "KFORGE_COMMAND", "exec provider: shell command that reads the request JSON on stdin and writes the reply on stdout", {"run", "doctor"}},
@@ -66,7 +66,7 @@ const std::vector<Flag>& flag_table() {
     {"--resume", &Options::resume, "", "continue the run in this directory", {"run"}},
     {"--runs-dir", &Options::runs_dir, "KFORGE_RUNS_DIR", "where run directories go", {"run", "report", "library"}},
 
-    {"path", &Options::path, "", "candidate file (analyze) or run directory (report)", {"analyze", "report"}},
+    {"path", &Options::path, "", "candidate file (analyze) or run directory (report, rank)", {"analyze", "report", "rank"}},
     {"action", &Options::library_action, "", "list | add", {"library"}},
     {"dir", &Options::library_dir, "", "run directory to add (library add)", {"library"}},
   };
@@ -108,6 +108,7 @@ const std::vector<Subcommand>& subcommands() {
       {"run", "optimise a task: seeds, repair, analysis, tuning", run_run_command},
       {"analyze", "report what a candidate does, statically and at run time", run_analyze_command},
       {"report", "write summary.md and report.html for a run", run_report_command},
+      {"rank", "re-time a run's correct candidates on a GPU and pick the real best", run_rank_command},
       {"library", "list or add verified kernels", run_library_command},
       {"doctor", "check the configured endpoint, worker and device", run_doctor_command},
   };

@@ -370,7 +370,7 @@ TEST_F(PipelineTest, BestNeverRegresses) {
   }
 }
 
-TEST_F(PipelineTest, TiesAreBrokenByLowerErrorWithoutTimings) {
+TEST_F(PipelineTest, CpuRunIsUnrankedKeepsEveryCorrectCandidateAndTunesFromTheLowestError) {
   FakeProvider provider({
       {"# Stage: seed 1 of 2", code("err=1e-3")},
       {"# Stage: seed 2 of 2", code("err=1e-6")},
@@ -379,12 +379,34 @@ TEST_F(PipelineTest, TiesAreBrokenByLowerErrorWithoutTimings) {
   c.device = "cpu";
   c.analysis = "never";
   c.guard = true;
-  provider.failing = {"tune_grid", "tune_tiling", "tune_memory"};  // the run keeps a seed
+  provider.failing = {"tune_grid", "tune_tiling", "tune_memory"};  // the run keeps the seeds
   PipelineResult result = run(provider, c);
-  const store::CandidateRecord* best = store::find_candidate(result.record, *result.record.best_id);
-  ASSERT_NE(best, nullptr);
-  EXPECT_EQ(best->key, "seed2");
-  EXPECT_DOUBLE_EQ(*best->max_abs_err, 1e-6);
+  EXPECT_FALSE(result.record.best_id.has_value());
+  EXPECT_EQ(result.record.ranking, "unranked");
+  EXPECT_FALSE(result.best_source.has_value());
+  EXPECT_FALSE(std::filesystem::exists(last_dir_ / "best.py"));
+  ASSERT_EQ(result.record.candidates.size(), 2u);
+  for (const store::CandidateRecord& record : result.record.candidates) {
+    EXPECT_EQ(record.status, "ok");
+    EXPECT_EQ(record.note, "correct, unranked (no timing)");
+  }
+  int seed2 = 0;
+  for (const store::CandidateRecord& record : result.record.candidates)
+    if (record.key == "seed2") seed2 = record.id;
+  const std::vector<std::string>& log = result.record.log;
+  auto logged = [&](const std::string& text) {
+    return std::any_of(log.begin(), log.end(), [&](const std::string& line) {
+      return line.find(text) != std::string::npos;
+    });
+  };
+  // Tuning still needs a base: the correct candidate with the lowest error, said to be unranked.
+  EXPECT_TRUE(
+      logged(fmt::format("tuning: starts from #{}, the correct candidate with the lowest "
+                         "error (unranked: no timings)",
+                         seed2)));
+  EXPECT_TRUE(
+      logged("unranked: 2 correct candidates kept (#1, #2); without timings none is "
+             "called best; rank them on a GPU: kforge rank "));
 }
 
 TEST_F(PipelineTest, GuardSkipsTuningOfPersistentKernels) {

@@ -91,6 +91,14 @@ std::filesystem::path RunStore::transcript_path(std::string_view name) const {
   return dir_ / "transcripts" / fmt::format("{}.json", name);
 }
 
+util::Result<std::string> RunStore::read_file(const std::filesystem::path& relative) const {
+  std::ifstream in(dir_ / relative, std::ios::binary);
+  if (!in) return util::fail("failed to read {}: cannot open", (dir_ / relative).string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 util::Result<void> RunStore::write_file(const std::filesystem::path& relative,
                                         std::string_view text) {
   return write_file_atomically(dir_ / relative, text);

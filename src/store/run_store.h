@@ -59,6 +59,8 @@ class RunStore {
   util::Result<void> write_best(std::string_view source);
   /// Appends one line to console.log.
   void append_console(std::string_view line);
+  /// Reads `relative` inside the run directory (a candidate file).
+  util::Result<std::string> read_file(const std::filesystem::path& relative) const;
   /// Writes `text` to `relative` inside the run directory, whole.
   util::Result<void> write_file(const std::filesystem::path& relative, std::string_view text);
 
