@@ -108,7 +108,7 @@ const std::vector<Subcommand>& subcommands() {
       {"run", "optimise a task: seeds, repair, analysis, tuning", run_run_command},
       {"analyze", "report what a candidate does, statically and at run time", run_analyze_command},
       {"report", "write summary.md and report.html for a run", run_report_command},
-      {"rank", "re-time a run's correct candidates on a GPU and pick the real best", run_rank_command},
+      {"rank", "re-time a run's correct candidates on a GPU; write the best", run_rank_command},
       {"library", "list or add verified kernels", run_library_command},
       {"doctor", "check the configured endpoint, worker and device", run_doctor_command},
   };

@@ -709,12 +709,15 @@ PipelineResult Run::finish() {
     record_.stop_reason = stop_reason_;
   }
   if (winner && !timed(*winner)) {
-    std::vector<std::string> ids;
+    std::vector<int> correct;
     {
       std::lock_guard lock(mutex_);
       for (const CandidatePtr& c : candidates_)
-        if (c->verified()) ids.push_back(fmt::format("#{}", c->id));
+        if (c->verified()) correct.push_back(c->id);
     }
+    std::sort(correct.begin(), correct.end());
+    std::vector<std::string> ids;
+    for (int id : correct) ids.push_back(fmt::format("#{}", id));
     note(fmt::format(
         "unranked: {} correct candidate{} kept ({}); without timings none is called "
         "best; rank them on a GPU: kforge rank {} --device cuda",

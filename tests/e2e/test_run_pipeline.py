@@ -107,7 +107,7 @@ def test_full_run_repairs_analyses_and_never_regresses(server, tmp_path):
     assert best_id == run["best_id"]
 
 
-def test_guard_skips_tuning_of_a_persistent_kernel(server, tmp_path):
+def test_guard_tunes_only_the_parameters_of_a_persistent_kernel(server, tmp_path):
     server.set_script([
         {"match": "# Stage: seed", "reply": code_reply("gelu_persistent")},
         {"match": "# Stage: tuning", "reply": code_reply("gelu_flat")},
@@ -116,13 +116,17 @@ def test_guard_skips_tuning_of_a_persistent_kernel(server, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     run_dir = only_run_dir(tmp_path / "runs")
     run = read_run(run_dir)
-    assert [c["stage"] for c in run["candidates"]] == ["seed"]
+    assert [c["stage"] for c in run["candidates"]] == ["seed", "tune_grid", "tune_tiling"]
     assert run["candidates"][0]["persistent"] is True
-    assert not stage_prompts(server, "tuning")
+    tuning = stage_prompts(server, "tuning")
+    assert len(tuning) == 2
+    assert all("Tune PARAMETERS ONLY: the launch configuration" in p for p in tuning)
     console = (run_dir / "console.log").read_text()
     assert "guard: #1 is a persistent kernel" in console, console
-    for stage in ("tune_grid", "tune_tiling", "tune_memory"):
-        assert f"guard: {stage} skipped" in console
+    assert "tuning parameters only (launch configuration, block sizes, num_warps, num_stages)" \
+        in console
+    assert "guard: tune_memory skipped" in console
+    assert "guard: tune_grid skipped" not in console
     assert run["phases"] == ["seeds", "tuning", "final"]
 
     # `kforge report DIR` rewrites the reports from run.json.
