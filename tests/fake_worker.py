@@ -13,6 +13,9 @@ What it does with a request is chosen by the request: the field "fake", or else 
   flood         write 1 MiB to stderr, then answer ok
   stale         answer with a wrong id first, then the right one
 
+A candidate file with a line `# fake_median_ms: 12.5` is timed at that median (score = eager
+20.7 ms / median), so that ranking tests see different speeds.
+
 `hello` reports the pid and the environment variables the pool is meant to set or strip.
 """
 
@@ -58,6 +61,18 @@ def evaluation(status="ok", max_abs_err=1.5e-6):
         "shapes": {"batch_size": 10, "seq_len": 512},
         "wall_s": 0.01, "timed_s": 0.005,
     }
+
+
+def fake_median_ms(request):
+    """The `# fake_median_ms: X` of the candidate file, or None."""
+    try:
+        with open(request.get("candidate_path") or "", encoding="utf-8") as source:
+            for line in source:
+                if line.startswith("# fake_median_ms:"):
+                    return float(line.split(":", 1)[1])
+    except OSError:
+        pass
+    return None
 
 
 def behaviour(request):
@@ -118,6 +133,10 @@ def answer(request):
             result["correctness"]["max_abs_err"] = True
         else:
             result = evaluation()
+            median = fake_median_ms(request)
+            if median is not None:
+                result["timing"]["candidate"] = stats(median)
+                result["score"] = round(20.7 / median, 4)
         reply = {"id": rid, "ok": True, "result": result}
         if what == "poison":
             reply["poisoned"] = True

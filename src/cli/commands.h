@@ -18,6 +18,7 @@ int run_baseline_command(const Options& options);
 int run_run_command(const Options& options);
 int run_analyze_command(const Options& options);
 int run_report_command(const Options& options);
+int run_rank_command(const Options& options);
 int run_library_command(const Options& options);
 int run_doctor_command(const Options& options);
 

@@ -41,6 +41,10 @@ std::string endpoint_url(const llm::ProviderConfig& config) {
       return llm::make_anthropic_protocol({})->endpoint(config.base_url);
     case llm::Api::kLibrary:
       return "(offline: verified kernels in library/)";
+    case llm::Api::kExec:
+      return "command: " + config.command;
+    case llm::Api::kReplay:
+      return "recorded run " + config.replay_dir;
   }
   return "";
 }
@@ -49,6 +53,13 @@ EndpointCheck check_endpoint(llm::ProviderConfig config) {
   EndpointCheck check;
   if (config.api == llm::Api::kLibrary) {
     check.ok = true;  // nothing to reach
+    return check;
+  }
+  if (config.api == llm::Api::kReplay) {
+    // Readable recorded calls are all there is to check; asking would use one up.
+    auto provider = llm::make_provider(config);
+    check.ok = provider.has_value();
+    if (!provider) check.error = provider.error().message;
     return check;
   }
   // A quick verdict: two attempts, short limits.
@@ -153,7 +164,8 @@ void print_text(const llm::ProviderConfig& config, const EndpointCheck& endpoint
   row("provider", fmt::format("{} ({} API)", config.name, llm::to_string(config.api)));
   row("endpoint", endpoint_url(config));
   row("model", config.model);
-  if (config.api != llm::Api::kLibrary) {
+  bool has_endpoint = config.api == llm::Api::kOpenAi || config.api == llm::Api::kAnthropic;
+  if (has_endpoint) {
     if (!config.api_key_source.empty())
       row("key", "from " + config.api_key_source);
     else
@@ -161,7 +173,7 @@ void print_text(const llm::ProviderConfig& config, const EndpointCheck& endpoint
                              fmt::join(config.api_key_variables, ", ")));
     row("streaming", config.stream ? "on" : "off");
   }
-  if (endpoint.ok && config.api != llm::Api::kLibrary) {
+  if (endpoint.ok && config.api != llm::Api::kLibrary && config.api != llm::Api::kReplay) {
     const llm::ChatReply& reply = endpoint.reply;
     row("answer", fmt::format("ok in {:.2f} s (model {}, {}+{} tokens): \"{}\"", reply.latency_s,
                               reply.model, reply.usage.prompt_tokens, reply.usage.completion_tokens,

@@ -10,8 +10,8 @@ namespace kforge::cli {
 /// parse argv themselves.
 struct Options {
   // Global.
-  std::string config;   // --config, KFORGE_CONFIG
-  std::string python;   // --python, KFORGE_PYTHON
+  std::string config;      // --config, KFORGE_CONFIG
+  std::string python;      // --python, KFORGE_PYTHON
   std::string worker_dir;  // --worker-dir, KFORGE_WORKER_DIR
   bool verbose = false;
   bool json = false;
@@ -38,6 +38,9 @@ struct Options {
   std::string base_url;
   bool no_stream = false;
   int max_concurrent_requests = 4;
+  std::string command;          // --command: the exec provider's shell command
+  std::string replay_from;      // --from: the run directory the replay provider answers from
+  std::string request_timeout;  // --request-timeout: "SECONDS" and/or "STAGE=SECONDS,..."
 
   // Pipeline.
   int seeds = 2;

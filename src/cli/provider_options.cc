@@ -2,7 +2,7 @@
 
 namespace kforge::cli {
 
-llm::ConfigOverrides provider_overrides(const Options& options) {
+util::Result<llm::ConfigOverrides> provider_overrides(const Options& options) {
   llm::ConfigOverrides overrides;
   overrides.config_path = options.config;
   overrides.provider = options.provider;
@@ -11,11 +11,18 @@ llm::ConfigOverrides provider_overrides(const Options& options) {
   if (options.no_stream) overrides.stream = false;
   if (options.max_concurrent_requests != Options{}.max_concurrent_requests)
     overrides.max_concurrent_requests = options.max_concurrent_requests;
+  overrides.command = options.command;
+  overrides.replay_dir = options.replay_from;
+  if (!options.request_timeout.empty())
+    if (auto parsed = llm::parse_request_timeouts(options.request_timeout, overrides); !parsed)
+      return std::unexpected(parsed.error());
   return overrides;
 }
 
 util::Result<llm::ProviderConfig> load_provider_config(const Options& options) {
-  auto config = llm::load_provider_config(provider_overrides(options));
+  auto overrides = provider_overrides(options);
+  if (!overrides) return std::unexpected(overrides.error());
+  auto config = llm::load_provider_config(*overrides);
   if (!config) return config;
   // The offline library provider reads tasks through the worker's Python.
   if (!options.python.empty()) config->library.python = options.python;

@@ -10,9 +10,10 @@
 namespace kforge::cli {
 
 /// The model flags as overrides of the config file: --config, --provider, --model, --base-url,
-/// --no-stream and --max-concurrent-requests (the latter only when it differs from its default,
-/// so the config file's value is not masked).
-llm::ConfigOverrides provider_overrides(const Options& options);
+/// --no-stream, --command, --from, --request-timeout and --max-concurrent-requests (the latter
+/// only when it differs from its default, so the config file's value is not masked). Errors: a
+/// malformed --request-timeout.
+util::Result<llm::ConfigOverrides> provider_overrides(const Options& options);
 
 /// llm::load_provider_config with the command line's overrides and the process environment;
 /// --python and --worker-dir also go to the offline library provider.

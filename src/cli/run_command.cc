@@ -1,6 +1,7 @@
 // `kforge run`: optimise a task with the pipeline, or continue an interrupted run (--resume).
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <fstream>
@@ -117,13 +118,30 @@ int run_run_command(const Options& options) {
   auto provider_config = load_provider_config(effective);
   if (!provider_config) return fail_with(kExitUsage, provider_config.error());
   auto provider = llm::make_provider(*provider_config);
-  if (!provider) return fail_with(kExitEnvironment, provider.error());
+  if (!provider)  // an unreadable recorded run (--from) is bad input, not a missing service
+    return fail_with(provider_config->api == llm::Api::kReplay ? kExitUsage : kExitEnvironment,
+                     provider.error());
   if (provider_config->api == llm::Api::kLibrary && options.resume.empty()) {
     // A kernel library, not a model: one answer per task, nothing to repair, analyse or tune.
     record.config.seeds = 1;
     record.config.repairs = 0;
     record.config.analysis = "never";
     record.config.tuning = false;
+  }
+  if (provider_config->api == llm::Api::kReplay && options.resume.empty()) {
+    // Replaying: the recorded run's strategy, so that the same calls are asked in the same order.
+    auto recorded = store::read_run_record(provider_config->replay_dir);
+    if (!recorded) return fail_with(kExitUsage, recorded.error().context("failed to read --from"));
+    const store::RunConfig& r = recorded->config;
+    store::RunConfig& c = record.config;
+    c.seeds = r.seeds;
+    c.repairs = r.repairs;
+    c.analysis = r.analysis;
+    c.analysis_threshold = r.analysis_threshold;
+    c.guard = r.guard;
+    c.tuning = r.tuning;
+    c.max_candidates = r.max_candidates;
+    c.budget_tokens = r.budget_tokens;
   }
   record.config.provider = (*provider)->name();
   record.config.model = (*provider)->model();
@@ -205,6 +223,16 @@ int run_run_command(const Options& options) {
   fmt::print("run: {}\n", run_store->dir().string());
   fmt::print("state: {}{}\n", final_record.state,
              final_record.stop_reason.empty() ? "" : " (" + final_record.stop_reason + ")");
+  if (!final_record.best_id && final_record.ranking == "unranked") {
+    std::vector<std::string> ids;
+    for (const store::CandidateRecord& c : final_record.candidates)
+      if (c.status == "ok") ids.push_back(fmt::format("#{}", c.id));
+    fmt::print(
+        "best: unranked (no timings): {} correct candidate{} kept ({}); rank them: kforge "
+        "rank {} --device cuda\n",
+        ids.size(), ids.size() == 1 ? "" : "s", fmt::join(ids, ", "), run_store->dir().string());
+    return final_record.state == "failed" ? kExitEnvironment : kExitOk;
+  }
   if (!final_record.best_id) {
     fmt::print("best: no verified candidate\n");
     return final_record.state == "failed" ? kExitEnvironment : kExitFailed;

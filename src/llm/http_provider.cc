@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "llm/api_error.h"
+#include "llm/attempt_runner.h"
 #include "llm/transcript.h"
 
 namespace kforge::llm {
@@ -18,16 +19,26 @@ double seconds_between(SteadyClock::time_point from, SteadyClock::time_point to)
   return std::chrono::duration<double>(to - from).count();
 }
 
-/// Releases a semaphore slot on scope exit.
+/// Holds a semaphore slot until scope exit; gives up waiting for one when `stop` is requested.
 class SlotGuard {
  public:
-  explicit SlotGuard(std::counting_semaphore<1024>& slots) : slots_(slots) { slots_.acquire(); }
-  ~SlotGuard() { slots_.release(); }
+  SlotGuard(std::counting_semaphore<1024>& slots, const std::stop_token& stop) : slots_(slots) {
+    while (!stop.stop_requested())
+      if (slots_.try_acquire_for(std::chrono::milliseconds(100))) {
+        held_ = true;
+        break;
+      }
+  }
+  ~SlotGuard() {
+    if (held_) slots_.release();
+  }
   SlotGuard(const SlotGuard&) = delete;
   SlotGuard& operator=(const SlotGuard&) = delete;
+  bool held() const { return held_; }
 
  private:
   std::counting_semaphore<1024>& slots_;
+  bool held_ = false;
 };
 
 }  // namespace
@@ -127,19 +138,19 @@ HttpProvider::Failure HttpProvider::http_failure(const HttpResponse& response) c
   return failure;
 }
 
-std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const ChatRequest& request,
-                                                                      const std::string& body,
-                                                                      bool stream,
-                                                                      double timeout_s) {
+AttemptResult HttpProvider::attempt(const ChatRequest& request, const std::string& body,
+                                    bool stream, double timeout_s, std::stop_token stop) {
   HttpRequest http;
   http.url = url_;
   http.headers = protocol_->headers(config_.api_key);
   http.body = body;
   http.connect_timeout_s = std::min(config_.connect_timeout_s, timeout_s);
   http.timeout_s = timeout_s;
+  http.cancelled = [&stop] { return stop.stop_requested(); };
 
-  // Waiting for a free slot is not latency.
-  SlotGuard slot(slots_);
+  // Waiting for a free slot is not latency; an attempt abandoned while waiting never starts.
+  SlotGuard slot(slots_, stop);
+  if (!slot.held()) return std::unexpected(AttemptFailure{false, "abandoned", {}, false, {}});
   SteadyClock::time_point started = SteadyClock::now();
   std::unique_ptr<StreamDecoder> decoder;
   SseParser parser;
@@ -150,6 +161,7 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
     decoder = protocol_->stream_decoder();
     http.low_speed_time_s = config_.stall_timeout_s;
     http.on_data = [&](std::string_view chunk) {
+      if (stop.stop_requested()) return false;
       if (!saw_event && raw.size() < (1u << 22)) raw.append(chunk);
       for (const SseEvent& event : parser.feed(chunk)) {
         saw_event = true;
@@ -167,6 +179,14 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
       return true;
     };
   }
+  // What a stream had delivered when it failed, for the transcript.
+  auto failed = [&](bool retryable, std::string message) {
+    AttemptFailure failure{retryable, std::move(message), {}, false, {}};
+    if (decoder)
+      failure.partial = {decoder->reply().content, decoder->reply().reasoning,
+                         decoder->tokens_so_far().first};
+    return std::unexpected(std::move(failure));
+  };
 
   auto response = transport_->post(http);
   double latency = seconds_between(started, SteadyClock::now());
@@ -177,23 +197,30 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
     response = HttpResponse{200, {}, {}};
   if (!response) {
     const TransportError& error = response.error();
+    if (stop.stop_requested()) return failed(false, "abandoned");
     switch (error.kind) {
       case TransportError::Kind::kAborted:
-        if (stream_error) return std::unexpected(Failure{*stream_error, {}, {}});
-        return std::unexpected(Failure{{false, "transfer aborted"}, {}, {}});
+        if (stream_error) return failed(stream_error->retryable, stream_error->message);
+        return failed(false, "transfer aborted");
       case TransportError::Kind::kTimeout:
-        return std::unexpected(Failure{
-            {true, fmt::format("timed out after {:.1f} s: {}", latency, error.message)}, {}, {}});
+        return failed(true, fmt::format("timed out after {:.1f} s: {}", latency, error.message));
       case TransportError::Kind::kConnection:
-        return std::unexpected(
-            Failure{{true, fmt::format("connection failed: {}", error.message)}, {}, {}});
+        return failed(true, fmt::format("connection failed: {}", error.message));
       case TransportError::Kind::kOther:
-        return std::unexpected(
-            Failure{{false, fmt::format("request failed: {}", error.message)}, {}, {}});
+        return failed(false, fmt::format("request failed: {}", error.message));
     }
   }
-  if (response->status < 200 || response->status >= 300)
-    return std::unexpected(http_failure(*response));
+  if (response->status < 200 || response->status >= 300) {
+    Failure failure = http_failure(*response);
+    AttemptFailure out{failure.error.retryable,
+                       redact(failure.error.message, config_.api_key),
+                       failure.retry_after_s,
+                       false,
+                       {}};
+    if (!failure.rejected_parameter.empty() && learn_rejection(failure.rejected_parameter, stream))
+      out.adjusted = true;
+    return std::unexpected(std::move(out));
+  }
 
   ChatReply reply;
   auto content_type = response->headers.find("content-type");
@@ -201,12 +228,10 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
                    content_type->second.find("json") != std::string::npos;
   if (stream && !(json_body && !saw_event)) {
     if (!decoder->complete()) {
-      return std::unexpected(Failure{
-          {true, fmt::format("stream ended before the reply was complete ({} characters "
-                             "received)",
-                             decoder->reply().content.size() + decoder->reply().reasoning.size())},
-          {},
-          {}});
+      return failed(
+          true, fmt::format("stream ended before the reply was complete ({} characters "
+                            "received)",
+                            decoder->reply().content.size() + decoder->reply().reasoning.size()));
     }
     reply = decoder->reply();
     if (reply.usage.completion_tokens == 0)
@@ -214,7 +239,7 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
   } else {
     // Not streamed after all (the server ignored "stream": true) or a plain reply.
     auto parsed = protocol_->parse_reply(stream ? raw : response->body);
-    if (!parsed) return std::unexpected(Failure{parsed.error(), {}, {}});
+    if (!parsed) return failed(parsed.error().retryable, parsed.error().message);
     reply = std::move(*parsed);
   }
   reply.latency_s = latency;
@@ -223,79 +248,52 @@ std::expected<ChatReply, HttpProvider::Failure> HttpProvider::attempt(const Chat
 
 util::Result<ChatReply> HttpProvider::chat(const ChatRequest& request) {
   const bool stream = request.stream.value_or(config_.stream);
-  const SteadyClock::time_point start = clock_->now();
-  const double deadline_s = config_.retry.total_deadline_s;
   Transcript transcript{config_.name, config_.model, request.stage, url_, stream, {}, {}, {}, 0};
+  std::mutex body_mutex;  // attempts may overlap (a late answer is still taken)
 
-  auto finish = [&](util::Result<ChatReply> result) -> util::Result<ChatReply> {
-    if (result) {
-      transcript.reply = *result;
-      if (ledger_) ledger_->record(request.stage, *result);
-    } else {
-      transcript.error = result.error().message;
-      if (ledger_) ledger_->record_failure(request.stage);
-    }
-    if (!request.transcript_path.empty()) {
-      if (auto written = write_transcript(request.transcript_path, transcript, config_.api_key);
-          !written)
-        spdlog::warn("{}", written.error().message);
-    }
-    return result;
-  };
-  auto fail = [&](const std::string& cause) {
-    return finish(util::fail("failed to query {} model {}: {}", config_.name, config_.model,
-                             redact(cause, config_.api_key)));
-  };
-
-  int attempts = 0;     // counted against max_attempts
-  int adjustments = 0;  // retries after a rejected parameter, not counted
-  while (true) {
-    double remaining = deadline_s > 0 ? deadline_s - seconds_between(start, clock_->now())
-                                      : config_.request_timeout_s;
-    if (remaining <= 0)
-      return fail(fmt::format("no reply within the total deadline of {:.0f} s", deadline_s));
+  AttemptFn attempt_fn = [&](int, double hard_timeout_s, std::stop_token stop) {
     nlohmann::json body = protocol_->body(request, config_.model, stream, wire_params());
-    transcript.request = body;
-    ++attempts;
-    transcript.attempts = attempts + adjustments;
-    auto result =
-        attempt(request, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                stream, std::min(config_.request_timeout_s, remaining));
-    if (result) {
-      ChatReply reply = std::move(*result);
-      reply.attempts = attempts + adjustments;
-      std::string priced_model = config_.prices.find(config_.model) ? config_.model : reply.model;
-      reply.cost_usd = config_.prices.cost(priced_model, reply.usage);
-      if (reply.model.empty()) reply.model = config_.model;
-      if (reply.truncated)
-        spdlog::warn("{} reply for stage {} was cut off at the token limit (finish_reason {})",
-                     config_.name, request.stage.empty() ? "?" : request.stage,
-                     reply.finish_reason);
-      return finish(std::move(reply));
+    {
+      std::lock_guard lock(body_mutex);
+      transcript.request = body;
     }
-    const Failure& failure = result.error();
-    if (!failure.rejected_parameter.empty() && adjustments < 3 &&
-        learn_rejection(failure.rejected_parameter, stream)) {
-      --attempts;
-      ++adjustments;
-      continue;
-    }
-    if (!failure.error.retryable) return fail(failure.error.message);
-    if (attempts >= config_.retry.max_attempts)
-      return fail(fmt::format("gave up after {} attempt{}: {}", attempts, attempts == 1 ? "" : "s",
-                              failure.error.message));
-    double wait = failure.retry_after_s ? *failure.retry_after_s : jittered_backoff(attempts);
-    double elapsed = seconds_between(start, clock_->now());
-    if (deadline_s > 0 && elapsed + wait >= deadline_s)
-      return fail(
-          fmt::format("gave up after {} attempt{}: waiting {:.1f} s more would pass the "
-                      "total deadline of {:.0f} s: {}",
-                      attempts, attempts == 1 ? "" : "s", wait, deadline_s, failure.error.message));
-    spdlog::warn("{} request failed ({}); retrying in {:.1f} s (attempt {} of {})", config_.name,
-                 redact(failure.error.message, config_.api_key), wait, attempts + 1,
-                 config_.retry.max_attempts);
-    clock_->sleep_for(Clock::Duration(wait));
+    return attempt(request, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                   stream, hard_timeout_s, std::move(stop));
+  };
+  AttemptLimits limits{config_.request_timeout_for(request.stage), config_.retry};
+  AttemptRun run = run_attempts(
+      attempt_fn, limits, *clock_, [this](int n) { return jittered_backoff(n); }, config_.name);
+  transcript.attempts = static_cast<int>(run.attempts.size());
+  transcript.attempt_log = run.attempts;
+  transcript.late = run.late;
+
+  util::Result<ChatReply> result;
+  if (run.reply) {
+    ChatReply reply = std::move(*run.reply);
+    std::string priced_model = config_.prices.find(config_.model) ? config_.model : reply.model;
+    reply.cost_usd = config_.prices.cost(priced_model, reply.usage);
+    if (reply.model.empty()) reply.model = config_.model;
+    if (reply.truncated)
+      spdlog::warn("{} reply for stage {} was cut off at the token limit (finish_reason {})",
+                   config_.name, request.stage.empty() ? "?" : request.stage, reply.finish_reason);
+    result = std::move(reply);
+  } else {
+    result = util::fail("failed to query {} model {}: {}", config_.name, config_.model,
+                        redact(run.reply.error(), config_.api_key));
   }
+  if (result) {
+    transcript.reply = *result;
+    if (ledger_) ledger_->record(request.stage, *result);
+  } else {
+    transcript.error = result.error().message;
+    if (ledger_) ledger_->record_failure(request.stage);
+  }
+  if (!request.transcript_path.empty()) {
+    if (auto written = write_transcript(request.transcript_path, transcript, config_.api_key);
+        !written)
+      spdlog::warn("{}", written.error().message);
+  }
+  return result;
 }
 
 }  // namespace kforge::llm

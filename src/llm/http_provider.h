@@ -6,8 +6,10 @@
 #include <optional>
 #include <random>
 #include <semaphore>
+#include <stop_token>
 #include <string>
 
+#include "llm/attempt_runner.h"
 #include "llm/chat_protocol.h"
 #include "llm/clock.h"
 #include "llm/http_transport.h"
@@ -43,8 +45,10 @@ class HttpProvider final : public Provider {
     std::string rejected_parameter;
   };
 
-  std::expected<ChatReply, Failure> attempt(const ChatRequest& request, const std::string& body,
-                                            bool stream, double timeout_s);
+  /// One HTTP exchange; `timeout_s` is its hard limit (the soft, per-stage time-out is
+  /// run_attempts'); `stop` abandons it.
+  AttemptResult attempt(const ChatRequest& request, const std::string& body, bool stream,
+                        double timeout_s, std::stop_token stop);
   Failure http_failure(const HttpResponse& response) const;
   /// Adjusts the learned parameters after `parameter` was rejected; false when nothing changes.
   bool learn_rejection(const std::string& parameter, bool stream);

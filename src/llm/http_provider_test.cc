@@ -318,6 +318,93 @@ TEST(HttpProviderOpenAi, SlowReplyPastTheTimeOutIsRetriedThenReported) {
   EXPECT_EQ(server.calls(), 2);
 }
 
+json read_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str());
+}
+
+TEST(HttpProviderOpenAi, LateStreamedAnswerOfTheFirstAttemptIsUsedAndRecorded) {
+  ModelServer* self = nullptr;
+  ModelServer server([&self](int call, const SeenRequest&, httplib::Response& response) {
+    response.set_chunked_content_provider("text/event-stream", [&self, call](
+                                                                   std::size_t,
+                                                                   httplib::DataSink& sink) {
+      std::string head = chunk({{"content", call == 1 ? "def forward(" : "second try"}});
+      sink.write(head.data(), head.size());
+      self->stall(call == 1 ? 0.9 : 10);  // the first answers after its time-out
+      std::string tail = chunk({{"content", "x)"}}, "stop") + usage_chunk() + "data: [DONE]\n\n";
+      sink.write(tail.data(), tail.size());
+      sink.done();
+      return true;
+    });
+  });
+  self = &server;
+  ProviderConfig config = openai_config(server);
+  config.stage_request_timeout_s["seed"] = 0.6;
+  config.retry.max_attempts = 2;
+  Fixture fixture(config);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kforge_late_test_" + std::to_string(server.port()));
+  ChatRequest request;
+  request.messages = {{"user", "Write the kernel."}};
+  request.stage = "seed";
+  request.stream = true;
+  request.transcript_path = dir / "1_seed.json";
+  auto reply = fixture.provider->chat(request);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(reply->content, "def forward(x)");
+  EXPECT_EQ(reply->attempts, 2);
+  EXPECT_EQ(server.calls(), 2);
+  json transcript = read_json_file(request.transcript_path);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(transcript["reply"]["late"], true);
+  ASSERT_EQ(transcript["attempt_log"].size(), 2u);
+  EXPECT_EQ(transcript["attempt_log"][0]["outcome"], "reply");
+  EXPECT_EQ(transcript["attempt_log"][0]["timed_out"], true);
+  EXPECT_EQ(transcript["attempt_log"][1]["outcome"], "abandoned");
+  EXPECT_EQ(transcript["attempt_log"][1]["partial"]["content"], "second try");
+}
+
+TEST(HttpProviderOpenAi, StageTimeOutKeepsTheStreamedPartialReply) {
+  ModelServer* self = nullptr;
+  ModelServer server([&self](int, const SeenRequest&, httplib::Response& response) {
+    response.set_chunked_content_provider(
+        "text/event-stream", [&self](std::size_t, httplib::DataSink& sink) {
+          std::string head = chunk({{"content", "class ModelNew(nn.Module):"}});
+          sink.write(head.data(), head.size());
+          self->stall(10);
+          return false;
+        });
+  });
+  self = &server;
+  ProviderConfig config = openai_config(server);  // request_timeout_s 5 for other stages
+  config.stage_request_timeout_s["analysis"] = 0.3;
+  config.retry.max_attempts = 1;
+  Fixture fixture(config);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kforge_partial_test_" + std::to_string(server.port()));
+  ChatRequest request;
+  request.messages = {{"user", "Analyse."}};
+  request.stage = "analysis";
+  request.stream = true;
+  request.transcript_path = dir / "1_analysis.json";
+  auto started = std::chrono::steady_clock::now();
+  auto reply = fixture.provider->chat(request);
+  ASSERT_FALSE(reply);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(4));
+  EXPECT_TRUE(reply.error().message.starts_with(
+      "failed to query deepseek model deepseek-chat: gave up after 1 attempt: timed out after"))
+      << reply.error().message;
+  EXPECT_NE(reply.error().message.find("(request time-out 0.3 s)"), std::string::npos);
+  json transcript = read_json_file(request.transcript_path);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(transcript["reply"].is_null());
+  EXPECT_EQ(transcript["attempt_log"][0]["outcome"], "abandoned");
+  EXPECT_EQ(transcript["attempt_log"][0]["partial"]["content"], "class ModelNew(nn.Module):");
+}
+
 TEST(HttpProviderOpenAi, MalformedJsonNamesTheLocation) {
   ModelServer server([](int, const SeenRequest&, httplib::Response& response) {
     response.set_content("{\"id\": \"chatcmpl-1\",\n \"choices\": [{\"index\": 0,, }]}",

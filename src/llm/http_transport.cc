@@ -41,6 +41,15 @@ std::size_t on_write(char* data, std::size_t size, std::size_t count, void* user
   return bytes;
 }
 
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* transfer = static_cast<Transfer*>(user);
+  if (transfer->request->cancelled && transfer->request->cancelled()) {
+    transfer->aborted = true;
+    return 1;  // makes curl stop with CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
+
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   std::size_t bytes = size * count;
@@ -124,6 +133,11 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+    if (request.cancelled) {
+      curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+      curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &transfer);
+      curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    }
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_NOPROXY, no_proxy_.c_str());
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");

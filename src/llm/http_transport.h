@@ -27,6 +27,9 @@ struct HttpRequest {
   /// server-sent events) instead of being collected in HttpResponse::body. Returning false aborts
   /// the transfer. Bodies of other statuses are always collected.
   std::function<bool(std::string_view chunk)> on_data;
+  /// Polled during the transfer (about every second and on each chunk); returning true aborts it
+  /// (TransportError::Kind::kAborted). Unset = never.
+  std::function<bool()> cancelled;
 };
 
 /// What came back. Header names are lower-cased.

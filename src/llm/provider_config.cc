@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,13 +31,15 @@ const std::vector<ProviderPreset> kPresets = {
     {"ollama",     Api::kOpenAi,    "http://localhost:11434/v1",    "",                   ""},
     {"llamacpp",   Api::kOpenAi,    "http://localhost:8080/v1",     "",                   "default"},
     {"library",    Api::kLibrary,   "",                             "",                   "verified"},
+    {"exec",       Api::kExec,      "",                             "",                   "command"},
+    {"replay",     Api::kReplay,    "",                             "",                   "recorded"},
 };
 // clang-format on
 
 /// Keys that describe the endpoint: at the top level of the file they apply only to the file's
 /// own provider.
-const std::set<std::string, std::less<>> kEndpointKeys = {"api", "base_url", "model", "api_key_env",
-                                                          "api_key"};
+const std::set<std::string, std::less<>> kEndpointKeys = {"api",         "base_url", "model",
+                                                          "api_key_env", "api_key",  "command"};
 const std::set<std::string, std::less<>> kSettingKeys = {"api",
                                                          "base_url",
                                                          "model",
@@ -53,7 +56,9 @@ const std::set<std::string, std::less<>> kSettingKeys = {"api",
                                                          "total_deadline_s",
                                                          "initial_backoff_s",
                                                          "max_backoff_s",
-                                                         "library_dirs"};
+                                                         "library_dirs",
+                                                         "command",
+                                                         "stage_request_timeout_s"};
 
 json toml_to_json(const toml::node& node) {
   if (const toml::table* table = node.as_table()) {
@@ -141,15 +146,33 @@ util::Result<void> apply_settings(const json& table, std::string_view where, boo
   std::string api;
   for (auto result :
        {text("api", api), text("base_url", config.base_url), text("model", config.model),
-        text("api_key_env", key_env), text("api_key", file_key)})
+        text("api_key_env", key_env), text("api_key", file_key), text("command", config.command)})
     if (!result) return result;
   if (!api.empty()) {
     if (api == "openai")
       config.api = Api::kOpenAi;
     else if (api == "anthropic")
       config.api = Api::kAnthropic;
+    else if (api == "exec")
+      config.api = Api::kExec;
     else
-      return util::fail("{}: api must be \"openai\" or \"anthropic\", not \"{}\"", where, api);
+      return util::fail("{}: api must be \"openai\", \"anthropic\" or \"exec\", not \"{}\"", where,
+                        api);
+  }
+  if (table.contains("stage_request_timeout_s")) {
+    const json& stages = table["stage_request_timeout_s"];
+    if (!stages.is_object())
+      return util::fail("{}: stage_request_timeout_s must be a table of stage = seconds", where);
+    for (auto& [stage, seconds] : stages.items()) {
+      const auto& known = timeout_stages();
+      if (std::find(known.begin(), known.end(), stage) == known.end())
+        return util::fail("{}: stage_request_timeout_s: unknown stage '{}' ({})", where, stage,
+                          fmt::join(known, ", "));
+      if (!seconds.is_number() || seconds.get<double>() <= 0)
+        return util::fail("{}: stage_request_timeout_s.{} must be a positive number of seconds",
+                          where, stage);
+      config.stage_request_timeout_s[stage] = seconds.get<double>();
+    }
   }
   if (table.contains("stream")) {
     if (!table["stream"].is_boolean()) return util::fail("{}: stream must be true or false", where);
@@ -222,6 +245,10 @@ std::string_view to_string(Api api) {
       return "anthropic";
     case Api::kLibrary:
       return "library";
+    case Api::kExec:
+      return "exec";
+    case Api::kReplay:
+      return "replay";
   }
   return "?";
 }
@@ -320,6 +347,11 @@ util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrid
   if (overrides.stream) config.stream = *overrides.stream;
   if (overrides.max_concurrent_requests)
     config.max_concurrent_requests = *overrides.max_concurrent_requests;
+  if (overrides.request_timeout_s) config.request_timeout_s = *overrides.request_timeout_s;
+  for (const auto& [stage, seconds] : overrides.stage_request_timeout_s)
+    config.stage_request_timeout_s[stage] = seconds;
+  if (!overrides.command.empty()) config.command = overrides.command;
+  if (!overrides.replay_dir.empty()) config.replay_dir = overrides.replay_dir;
 
   if (key_env.empty() && preset != nullptr && !preset->key_env.empty()) key_env = preset->key_env;
   if (!key_env.empty()) config.api_key_variables.push_back(key_env);
@@ -336,7 +368,15 @@ util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrid
     config.api_key_source = "config file " + config.config_file;
   }
 
-  if (config.api != Api::kLibrary) {
+  if (config.api == Api::kExec && config.command.empty())
+    return util::fail(
+        "failed to configure provider {}: no command (pass --command \"...\" or set command "
+        "in [providers.{}])",
+        config.name, config.name);
+  if (config.api == Api::kReplay && config.replay_dir.empty())
+    return util::fail("failed to configure provider {}: no run to replay (pass --from RUN_DIR)",
+                      config.name);
+  if (config.api == Api::kOpenAi || config.api == Api::kAnthropic) {
     if (config.base_url.empty())
       return util::fail("failed to configure provider {}: no base_url (pass --base-url)",
                         config.name);
@@ -351,7 +391,61 @@ util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrid
                       config.name);
   if (config.retry.max_attempts < 1)
     return util::fail("failed to configure provider {}: max_attempts must be >= 1", config.name);
+  if (config.request_timeout_s <= 0)
+    return util::fail("failed to configure provider {}: request_timeout_s must be > 0",
+                      config.name);
   return config;
+}
+
+double ProviderConfig::request_timeout_for(std::string_view stage) const {
+  if (auto it = stage_request_timeout_s.find(stage); it != stage_request_timeout_s.end())
+    return it->second;
+  return request_timeout_s;
+}
+
+const std::vector<std::string_view>& timeout_stages() {
+  static const std::vector<std::string_view> stages = {
+      "seed", "repair", "analysis", "optimise", "tune_grid", "tune_tiling", "tune_memory"};
+  return stages;
+}
+
+util::Result<void> parse_request_timeouts(std::string_view text, ConfigOverrides& overrides) {
+  auto fail = [&](const std::string& cause) {
+    return util::fail(
+        "failed to read --request-timeout {}: {} (expected SECONDS or "
+        "STAGE=SECONDS, comma-separated)",
+        text, cause);
+  };
+  auto seconds_of = [](std::string_view value) -> std::optional<double> {
+    std::string copy(value);
+    char* end = nullptr;
+    double seconds = std::strtod(copy.c_str(), &end);
+    if (copy.empty() || end != copy.c_str() + copy.size() || !(seconds > 0)) return std::nullopt;
+    return seconds;
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string_view item = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    start = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
+    std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos) {
+      auto seconds = seconds_of(item);
+      if (!seconds) return fail(fmt::format("'{}' is not a positive number of seconds", item));
+      overrides.request_timeout_s = *seconds;
+      continue;
+    }
+    std::string_view stage = item.substr(0, equals);
+    const auto& known = timeout_stages();
+    if (std::find(known.begin(), known.end(), stage) == known.end())
+      return fail(fmt::format("unknown stage '{}' ({})", stage, fmt::join(known, ", ")));
+    auto seconds = seconds_of(item.substr(equals + 1));
+    if (!seconds)
+      return fail(fmt::format("'{}' is not a positive number of seconds", item.substr(equals + 1)));
+    overrides.stage_request_timeout_s[std::string(stage)] = *seconds;
+  }
+  return {};
 }
 
 }  // namespace kforge::llm

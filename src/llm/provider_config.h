@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,7 +16,7 @@
 namespace kforge::llm {
 
 /// The wire format a provider speaks.
-enum class Api { kOpenAi, kAnthropic, kLibrary };
+enum class Api { kOpenAi, kAnthropic, kLibrary, kExec, kReplay };
 
 std::string_view to_string(Api api);
 
@@ -30,7 +31,7 @@ struct ProviderPreset {
   std::string_view default_model;
 };
 
-/// deepseek, openai, openrouter, anthropic, vllm, sglang, ollama, llamacpp, library.
+/// deepseek, openai, openrouter, anthropic, vllm, sglang, ollama, llamacpp, library, exec, replay.
 const std::vector<ProviderPreset>& provider_presets();
 /// nullptr when `name` is no preset.
 const ProviderPreset* find_preset(std::string_view name);
@@ -56,8 +57,16 @@ struct ProviderConfig {
   bool stream = true;
   int max_concurrent_requests = 4;
   double connect_timeout_s = 10;
-  /// Limit for one attempt, seconds.
+  /// Time-out of one attempt, seconds, for stages without their own (see run_attempts: an
+  /// attempt past it is not abandoned, the next one starts beside it).
   double request_timeout_s = 900;
+  /// Per-stage time-outs ("seed" → 3600), overriding request_timeout_s.
+  std::map<std::string, double, std::less<>> stage_request_timeout_s;
+  /// The shell command of the `exec` provider (`sh -c`), which reads the request as JSON on stdin
+  /// and writes the reply on stdout.
+  std::string command;
+  /// The run directory the `replay` provider answers from.
+  std::string replay_dir;
   /// A streamed reply that sends nothing for this long is abandoned (and retried), seconds.
   double stall_timeout_s = 120;
   RetryPolicy retry;
@@ -66,6 +75,9 @@ struct ProviderConfig {
   LibraryProviderOptions library;
   /// The config file that was read; empty when none.
   std::string config_file;
+
+  /// The time-out of one attempt of `stage`: its own, else request_timeout_s.
+  double request_timeout_for(std::string_view stage) const;
 };
 
 /// What the command line (or its environment variables, KFORGE_PROVIDER …) says; empty or
@@ -78,7 +90,22 @@ struct ConfigOverrides {
   std::string base_url;
   std::optional<bool> stream;
   std::optional<int> max_concurrent_requests;
+  /// --request-timeout: the default and per-stage time-outs (parse_request_timeouts).
+  std::optional<double> request_timeout_s;
+  std::map<std::string, double, std::less<>> stage_request_timeout_s;
+  /// --command (exec provider) and --from (replay provider).
+  std::string command;
+  std::string replay_dir;
 };
+
+/// The stages a per-stage time-out may name: seed, repair, analysis, optimise, tune_grid,
+/// tune_tiling, tune_memory.
+const std::vector<std::string_view>& timeout_stages();
+
+/// Parses the value of --request-timeout into `overrides`: comma-separated items, each a number
+/// of seconds (every stage) or STAGE=SECONDS ("1200,seed=3600,optimise=3600"). Errors name the
+/// flag: "failed to read --request-timeout: unknown stage 'seeds' (seed, repair, …)".
+util::Result<void> parse_request_timeouts(std::string_view text, ConfigOverrides& overrides);
 
 /// Reads an environment variable; nullopt when unset or empty.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

@@ -159,15 +159,79 @@ TEST(LoadProviderConfig, ErrorsNameTheFileTheLineAndTheKey) {
 TEST(LoadProviderConfig, UnknownProviderAndMissingModel) {
   auto unknown = load_provider_config({.provider = "deepsek"}, env_of({}));
   ASSERT_FALSE(unknown);
-  EXPECT_EQ(unknown.error().message,
-            "failed to configure provider deepsek: unknown provider (presets: deepseek, openai, "
-            "openrouter, anthropic, vllm, sglang, ollama, llamacpp, library; or define "
-            "[providers.deepsek] in the config file)");
+  EXPECT_EQ(
+      unknown.error().message,
+      "failed to configure provider deepsek: unknown provider (presets: deepseek, openai, "
+      "openrouter, anthropic, vllm, sglang, ollama, llamacpp, library, exec, replay; or define "
+      "[providers.deepsek] in the config file)");
   auto no_model = load_provider_config({.provider = "vllm"}, env_of({}));
   ASSERT_FALSE(no_model);
   EXPECT_EQ(no_model.error().message,
             "failed to configure provider vllm: no model (pass --model with the id the server "
             "serves)");
+}
+
+}  // namespace
+}  // namespace kforge::llm
+
+namespace kforge::llm {
+namespace {
+
+TEST(LoadProviderConfig, StageTimeoutsFromTheFileThenTheFlag) {
+  ConfigFile file("stages.toml",
+                  "provider = \"vllm\"\nmodel = \"m\"\nrequest_timeout_s = 600\n"
+                  "[stage_request_timeout_s]\nseed = 3600\nanalysis = 300\n");
+  ConfigOverrides overrides;
+  overrides.config_path = file.path();
+  ASSERT_TRUE(parse_request_timeouts("1200,optimise=2400,analysis=450", overrides));
+  auto config = load_provider_config(overrides, env_of({}));
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->request_timeout_for("seed"), 3600);
+  EXPECT_EQ(config->request_timeout_for("analysis"), 450);
+  EXPECT_EQ(config->request_timeout_for("optimise"), 2400);
+  EXPECT_EQ(config->request_timeout_for("repair"), 1200);
+  EXPECT_EQ(config->request_timeout_for("doctor"), 1200);
+}
+
+TEST(ParseRequestTimeouts, ErrorsNameTheFlagAndTheItem) {
+  ConfigOverrides overrides;
+  EXPECT_EQ(parse_request_timeouts("seeds=60", overrides).error().message,
+            "failed to read --request-timeout seeds=60: unknown stage 'seeds' (seed, repair, "
+            "analysis, optimise, tune_grid, tune_tiling, tune_memory) (expected SECONDS or "
+            "STAGE=SECONDS, comma-separated)");
+  EXPECT_EQ(parse_request_timeouts("seed=soon", overrides).error().message,
+            "failed to read --request-timeout seed=soon: 'soon' is not a positive number of "
+            "seconds (expected SECONDS or STAGE=SECONDS, comma-separated)");
+  EXPECT_FALSE(parse_request_timeouts("-5", overrides));
+  EXPECT_FALSE(parse_request_timeouts("", overrides));
+}
+
+TEST(LoadProviderConfig, BadStageTableAndExecAndReplayNeedTheirInput) {
+  ConfigFile file("badstage.toml",
+                  "provider = \"vllm\"\nmodel = \"m\"\n[stage_request_timeout_s]\nsed = 10\n");
+  ConfigOverrides overrides;
+  overrides.config_path = file.path();
+  auto bad = load_provider_config(overrides, env_of({}));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("stage_request_timeout_s: unknown stage 'sed'"),
+            std::string::npos)
+      << bad.error().message;
+
+  ConfigOverrides exec;
+  exec.provider = "exec";
+  EXPECT_EQ(load_provider_config(exec, env_of({})).error().message,
+            "failed to configure provider exec: no command (pass --command \"...\" or set command "
+            "in [providers.exec])");
+  exec.command = "cat reply.txt";
+  auto exec_config = load_provider_config(exec, env_of({}));
+  ASSERT_TRUE(exec_config) << exec_config.error().message;
+  EXPECT_EQ(exec_config->api, Api::kExec);
+  EXPECT_FALSE(exec_config->needs_key);
+
+  ConfigOverrides replay;
+  replay.provider = "replay";
+  EXPECT_EQ(load_provider_config(replay, env_of({})).error().message,
+            "failed to configure provider replay: no run to replay (pass --from RUN_DIR)");
 }
 
 }  // namespace

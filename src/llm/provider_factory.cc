@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "llm/exec_provider.h"
 #include "llm/http_provider.h"
 #include "llm/library_provider.h"
+#include "llm/replay_provider.h"
 
 namespace kforge::llm {
 
@@ -14,6 +16,18 @@ util::Result<std::unique_ptr<Provider>> make_provider(const ProviderConfig& conf
     if (!library) return util::fail("failed to create provider library: no library available");
     return library;
   }
+  std::shared_ptr<Clock> clock = hooks.clock ? hooks.clock : real_clock();
+  if (config.api == Api::kReplay) {
+    auto replay = ReplayProvider::open(config.replay_dir, hooks.ledger);
+    if (!replay) return std::unexpected(replay.error());
+    return std::unique_ptr<Provider>(std::move(*replay));
+  }
+  if (config.api == Api::kExec) {
+    std::shared_ptr<eval::ProcessLauncher> launcher =
+        hooks.launcher ? hooks.launcher : std::shared_ptr(eval::make_process_launcher());
+    return std::unique_ptr<Provider>(
+        std::make_unique<ExecProvider>(config, std::move(launcher), clock, hooks.ledger));
+  }
   if (config.needs_key && config.api_key.empty())
     return util::fail("failed to create provider {}: no API key: set {}", config.name,
                       fmt::join(config.api_key_variables, " or "));
@@ -23,7 +37,6 @@ util::Result<std::unique_ptr<Provider>> make_provider(const ProviderConfig& conf
                                                : make_openai_protocol(options);
   std::shared_ptr<HttpTransport> transport =
       hooks.transport ? hooks.transport : make_curl_transport();
-  std::shared_ptr<Clock> clock = hooks.clock ? hooks.clock : real_clock();
   return std::unique_ptr<Provider>(std::make_unique<HttpProvider>(
       config, std::move(protocol), std::move(transport), std::move(clock), hooks.ledger));
 }

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "eval/process_launcher.h"
 #include "llm/clock.h"
 #include "llm/http_transport.h"
 #include "llm/provider.h"
@@ -18,11 +19,14 @@ struct ProviderHooks {
   std::shared_ptr<Clock> clock;
   /// When set, every call is recorded here under its request's stage.
   std::shared_ptr<TokenLedger> ledger;
+  /// Starts the exec provider's command; null = fork/exec.
+  std::shared_ptr<eval::ProcessLauncher> launcher;
 };
 
-/// Builds the provider `config` describes: openai or anthropic over HTTP, or the offline library.
-/// Errors: a hosted provider without a key ("failed to create provider deepseek: no API key: set
-/// DEEPSEEK_API_KEY or KFORGE_API_KEY").
+/// Builds the provider `config` describes: openai or anthropic over HTTP, the offline library, a
+/// command (exec) or a recorded run (replay). Errors: a hosted provider without a key ("failed to
+/// create provider deepseek: no API key: set DEEPSEEK_API_KEY or KFORGE_API_KEY"), a recorded run
+/// that cannot be read.
 util::Result<std::unique_ptr<Provider>> make_provider(const ProviderConfig& config,
                                                       const ProviderHooks& hooks = {});
 

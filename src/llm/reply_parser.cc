@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "util/source_location.h"
 
@@ -326,6 +327,23 @@ std::string_view to_string(Complexity complexity) {
   return "?";
 }
 
+namespace {
+
+/// Why an analysis text cannot be reused as it is ("" when it can): too long, or cut off (it ends
+/// in "...", a comma, colon, semicolon, dash or an opening bracket). Brackets are not counted:
+/// a half-open range "[a, b)" is normal in a plan.
+std::string text_problem(const std::string& text, std::size_t limit) {
+  if (text.size() > limit)
+    return fmt::format("is {} characters long (at most {})", text.size(), limit);
+  std::string_view t = trim(text);
+  for (std::string_view end : {"...", "\u2026", ",", ";", ":", "(", "[", "-", "\u2014"})
+    if (t.ends_with(end))
+      return fmt::format("looks cut off (it ends with \"{}\"): write it out in full", end);
+  return "";
+}
+
+}  // namespace
+
 util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
   FoundObject found = find_object(reply);
   if (!found.object)
@@ -430,6 +448,18 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
                                     fmt::join(kKernelTypes, ", "), kernel_type));
   }
 
+  // The texts are shown to later prompts and reports: complete, and of a sane length.
+  for (const auto& [name, text, limit] :
+       {std::tuple<std::string_view, const std::string*, std::size_t>{"reason", &diagnosis.reason,
+                                                                      1500},
+        {"bottleneck", &diagnosis.bottleneck, 1500},
+        {"optimisation_method", &diagnosis.optimisation_method, 1500},
+        {"modification_plan", &diagnosis.modification_plan, 4000},
+        {"expected_speedup", &diagnosis.expected_speedup, 1500}}) {
+    if (text->empty()) continue;  // reported as missing
+    if (std::string problem = text_problem(*text, limit); !problem.empty())
+      invalid.push_back(fmt::format("{} {}", name, problem));
+  }
   if (missing.empty() && invalid.empty()) return diagnosis;
   std::vector<std::string> problems;
   if (!missing.empty()) problems.push_back(fmt::format("missing {}", fmt::join(missing, ", ")));

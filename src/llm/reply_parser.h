@@ -77,9 +77,12 @@ struct AnalysisDiagnosis {
 /// bottleneck, optimisation_method (or optimization_method), modification_plan, expected_speedup,
 /// implementation_complexity (low|medium|high|persistent) and kernel_type (persistent_recurrent|
 /// elementwise|reduction|gemm|conv|mixed); field names may also be spelled with spaces
-/// ("optimisation method"). The error lists every problem at once, to be sent back to the model:
-/// "failed to parse the analysis: missing bottleneck, kernel_type; implementation_complexity must
-/// be one of low, medium, high, persistent (got \"huge\")".
+/// ("optimisation method"). The texts (reason, bottleneck, optimisation_method, modification_plan,
+/// expected_speedup) must be complete and bounded: at most 1500 characters (the plan 4000), not
+/// cut off (ending in "...", a comma, colon, semicolon, dash or an opening bracket). The error
+/// lists every problem at once, to be sent back to the model: "failed to parse the analysis:
+/// missing bottleneck, kernel_type; implementation_complexity must be one of low, medium, high,
+/// persistent (got \"huge\")".
 util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply);
 
 }  // namespace kforge::llm

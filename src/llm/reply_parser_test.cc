@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace kforge::llm {
 namespace {
 
@@ -114,6 +116,25 @@ TEST(ParseAnalysis, ListsEveryMissingOrInvalidField) {
             "optimisation_method, modification_plan, kernel_type; worth_optimizing must be yes or "
             "no (got \"maybe\"); implementation_complexity must be one of low, medium, high, "
             "persistent (got \"huge\")");
+}
+
+TEST(ParseAnalysis, TextsCutOffOrTooLongAreInvalid) {
+  nlohmann::json object = nlohmann::json::parse(kAnalysis);
+  object["bottleneck"] = "Per-SM L2 bandwidth, from grid size (6 CTAs) versus SM count (132...";
+  object["modification_plan"] = std::string(4001, 'x');
+  auto diagnosis = parse_analysis(object.dump());
+  ASSERT_FALSE(diagnosis);
+  EXPECT_EQ(diagnosis.error().message,
+            "failed to parse the analysis: bottleneck looks cut off (it ends with \"...\"): "
+            "write it out in full; modification_plan is 4001 characters long (at most 4000)");
+  object["bottleneck"] = "6150 launches per forward.";
+  object["modification_plan"] = "1) keep W in registers over [t0, t1)\n2) move the loop into (";
+  object["expected_speedup"] = "about 5x (estimated: no timings)";
+  diagnosis = parse_analysis(object.dump());
+  ASSERT_FALSE(diagnosis);
+  EXPECT_EQ(diagnosis.error().message,
+            "failed to parse the analysis: modification_plan looks cut off (it ends with \"(\"): "
+            "write it out in full");
 }
 
 TEST(ParseAnalysis, SyntaxErrorsCarryTheReplyLocation) {

@@ -32,16 +32,39 @@ std::string transcript_json(const Transcript& transcript, std::string_view secre
                       {"reasoning_tokens", reply.usage.reasoning_tokens},
                       {"cached_tokens", reply.usage.cached_tokens}}},
                     {"latency_s", reply.latency_s},
-                    {"cost_usd", reply.cost_usd}};
+                    {"cost_usd", reply.cost_usd},
+                    {"late", transcript.late}};
   } else {
     out["reply"] = nullptr;
   }
   if (!transcript.error.empty()) out["error"] = transcript.error;
+  bool eventful =
+      transcript.attempt_log.size() > 1 ||
+      (transcript.attempt_log.size() == 1 && transcript.attempt_log[0].outcome != "reply");
+  if (eventful) {
+    nlohmann::json log = nlohmann::json::array();
+    for (const AttemptRecord& a : transcript.attempt_log) {
+      nlohmann::json entry = {{"attempt", a.number},  {"outcome", a.outcome},
+                              {"error", a.error},     {"started_s", a.started_s},
+                              {"ended_s", a.ended_s}, {"timed_out", a.timed_out}};
+      if (!a.partial.empty())
+        entry["partial"] = {{"content", a.partial.content},
+                            {"reasoning", a.partial.reasoning},
+                            {"completion_tokens", a.partial.completion_tokens}};
+      log.push_back(std::move(entry));
+    }
+    out["attempt_log"] = std::move(log);
+  }
   return redact(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace), secret);
 }
 
 util::Result<void> write_transcript(const std::filesystem::path& path, const Transcript& transcript,
                                     std::string_view secret) {
+  return write_transcript(path, transcript, std::vector<std::string>{std::string(secret)});
+}
+
+util::Result<void> write_transcript(const std::filesystem::path& path, const Transcript& transcript,
+                                    const std::vector<std::string>& secrets) {
   std::error_code error;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
   if (error) return util::fail("failed to write transcript {}: {}", path.string(), error.message());
@@ -49,7 +72,9 @@ util::Result<void> write_transcript(const std::filesystem::path& path, const Tra
   temporary += ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << transcript_json(transcript, secret) << '\n';
+    std::string text = transcript_json(transcript, "");
+    for (const std::string& secret : secrets) text = redact(std::move(text), secret);
+    out << text << '\n';
     if (!out) return util::fail("failed to write transcript {}: write failed", path.string());
   }
   std::filesystem::rename(temporary, path, error);

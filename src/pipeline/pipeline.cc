@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <map>
 #include <memory>
@@ -85,6 +86,11 @@ std::string error_summary(eval::Status status, std::string_view error) {
   std::size_t start = error.rfind('\n', end);
   start = start == std::string_view::npos ? 0 : start + 1;
   return first_line(error.substr(start, end + 1 - start));
+}
+
+/// Whether `c` was timed: only timed candidates are ranked; on the CPU none is.
+bool timed(const Candidate& c) {
+  return c.evaluation.score && std::isfinite(*c.evaluation.score);
 }
 
 /// "score 1.3696 (15.140 ms)" or "max_abs_err 1.2e-06 (no timing)".
@@ -234,7 +240,9 @@ void Run::save_locked() {
   record_.updated_at = store::iso_time(std::chrono::system_clock::now());
   record_.elapsed_s = budget_.elapsed();
   record_.tokens = token_rows(ledger_);
-  record_.best_id = best_ ? std::optional<int>(best_->id) : std::nullopt;
+  // Without a timing nothing is ranked: best_ is then only the base the tuning starts from.
+  record_.best_id = best_ && timed(*best_) ? std::optional<int>(best_->id) : std::nullopt;
+  record_.ranking = !best_ ? "" : timed(*best_) ? "ranked" : "unranked";
   if (auto ok = s_.store.write_run(record_); !ok)
     s_.view.log(fmt::format("warning: {}", ok.error().message));
 }
@@ -492,9 +500,19 @@ void Run::consider(const CandidatePtr& c) {
   {
     std::lock_guard lock(mutex_);
     std::string verdict;
-    if (c->verified()) {
+    if (c->verified() && !timed(*c)) {
+      // No timing (CPU mode): correct, kept, and not ranked against the others.
+      verdict = "correct, unranked (no timing)";
+      if (!best_ || is_better(*c, *best_)) best_ = c;
+      if (!timed(*best_)) {
+        auto correct = std::count_if(candidates_.begin(), candidates_.end(),
+                                     [](const CandidatePtr& o) { return o->verified(); });
+        best_text = fmt::format("unranked: {} correct", correct);
+      }
+    } else if (c->verified()) {
       if (!best_ || is_better(*c, *best_)) {
-        verdict = best_ ? fmt::format("new best (was #{})", best_->id) : "new best";
+        verdict =
+            best_ && timed(*best_) ? fmt::format("new best (was #{})", best_->id) : "new best";
         best_ = c;
         best_text = fmt::format("#{} {}", c->id, describe_result(*c));
       } else {
@@ -657,6 +675,11 @@ void Run::tuning_phase() {
     return;
   }
   phase("tuning");
+  if (!timed(*start))
+    note(
+        fmt::format("tuning: starts from #{}, the correct candidate with the lowest error "
+                    "(unranked: no timings)",
+                    start->id));
   GuardDecision decision = decide_tuning(*start, config_.guard);
   if (!decision.reason.empty()) note("guard: " + decision.reason);
   for (const std::string& stage : tuning_stages()) {
@@ -685,7 +708,21 @@ PipelineResult Run::finish() {
     record_.state = failed_ ? "failed" : !stop_reason_.empty() ? "stopped" : "finished";
     record_.stop_reason = stop_reason_;
   }
-  if (winner) {
+  if (winner && !timed(*winner)) {
+    std::vector<int> correct;
+    {
+      std::lock_guard lock(mutex_);
+      for (const CandidatePtr& c : candidates_)
+        if (c->verified()) correct.push_back(c->id);
+    }
+    std::sort(correct.begin(), correct.end());
+    std::vector<std::string> ids;
+    for (int id : correct) ids.push_back(fmt::format("#{}", id));
+    note(fmt::format(
+        "unranked: {} correct candidate{} kept ({}); without timings none is called "
+        "best; rank them on a GPU: kforge rank {} --device cuda",
+        ids.size(), ids.size() == 1 ? "" : "s", fmt::join(ids, ", "), s_.store.dir().string()));
+  } else if (winner) {
     if (auto ok = s_.store.write_best(winner->source); !ok)
       s_.view.log(fmt::format("warning: {}", ok.error().message));
     note(fmt::format("best: #{} {} — {}; copied to best.py", winner->id, winner->stage,

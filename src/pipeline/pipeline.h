@@ -44,7 +44,8 @@ struct PipelineInputs {
 /// How a run ended.
 struct PipelineResult {
   store::RunRecord record;
-  /// The best verified candidate's source; nullopt when no candidate was verified.
+  /// The best verified candidate's source; nullopt when no candidate was verified or none was
+  /// timed (a CPU run: the correct candidates are kept unranked, record.ranking "unranked").
   std::optional<std::string> best_source;
 };
 

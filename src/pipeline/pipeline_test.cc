@@ -370,7 +370,7 @@ TEST_F(PipelineTest, BestNeverRegresses) {
   }
 }
 
-TEST_F(PipelineTest, TiesAreBrokenByLowerErrorWithoutTimings) {
+TEST_F(PipelineTest, CpuRunIsUnrankedKeepsEveryCorrectCandidateAndTunesFromTheLowestError) {
   FakeProvider provider({
       {"# Stage: seed 1 of 2", code("err=1e-3")},
       {"# Stage: seed 2 of 2", code("err=1e-6")},
@@ -379,15 +379,37 @@ TEST_F(PipelineTest, TiesAreBrokenByLowerErrorWithoutTimings) {
   c.device = "cpu";
   c.analysis = "never";
   c.guard = true;
-  provider.failing = {"tune_grid", "tune_tiling", "tune_memory"};  // the run keeps a seed
+  provider.failing = {"tune_grid", "tune_tiling", "tune_memory"};  // the run keeps the seeds
   PipelineResult result = run(provider, c);
-  const store::CandidateRecord* best = store::find_candidate(result.record, *result.record.best_id);
-  ASSERT_NE(best, nullptr);
-  EXPECT_EQ(best->key, "seed2");
-  EXPECT_DOUBLE_EQ(*best->max_abs_err, 1e-6);
+  EXPECT_FALSE(result.record.best_id.has_value());
+  EXPECT_EQ(result.record.ranking, "unranked");
+  EXPECT_FALSE(result.best_source.has_value());
+  EXPECT_FALSE(std::filesystem::exists(last_dir_ / "best.py"));
+  ASSERT_EQ(result.record.candidates.size(), 2u);
+  for (const store::CandidateRecord& record : result.record.candidates) {
+    EXPECT_EQ(record.status, "ok");
+    EXPECT_EQ(record.note, "correct, unranked (no timing)");
+  }
+  int seed2 = 0;
+  for (const store::CandidateRecord& record : result.record.candidates)
+    if (record.key == "seed2") seed2 = record.id;
+  const std::vector<std::string>& log = result.record.log;
+  auto logged = [&](const std::string& text) {
+    return std::any_of(log.begin(), log.end(), [&](const std::string& line) {
+      return line.find(text) != std::string::npos;
+    });
+  };
+  // Tuning still needs a base: the correct candidate with the lowest error, said to be unranked.
+  EXPECT_TRUE(
+      logged(fmt::format("tuning: starts from #{}, the correct candidate with the lowest "
+                         "error (unranked: no timings)",
+                         seed2)));
+  EXPECT_TRUE(
+      logged("unranked: 2 correct candidates kept (#1, #2); without timings none is "
+             "called best; rank them on a GPU: kforge rank "));
 }
 
-TEST_F(PipelineTest, GuardSkipsTuningOfPersistentKernels) {
+TEST_F(PipelineTest, GuardTunesOnlyTheParametersOfPersistentKernels) {
   analyze_ = [](const std::filesystem::path& path) -> util::Result<analysis::Report> {
     analysis::Report report;
     if (read_file(path).find("persistent=1") != std::string::npos) {
@@ -400,17 +422,29 @@ TEST_F(PipelineTest, GuardSkipsTuningOfPersistentKernels) {
       {"# Stage: seed", code("score=0.1")},
       {"# Stage: algorithm analysis", diagnosis("persistent", "persistent_recurrent")},
       {"# Stage: optimise", code("score=1.37 persistent=1")},
+      {"# Stage: tuning 1", code("score=1.5 persistent=1")},
+      {"# Stage: tuning 2", code("score=1.4 persistent=1")},
   });
   store::RunConfig c = config();
   c.seeds = 1;
   PipelineResult result = run(provider, c);
-  EXPECT_EQ(stages(result), (std::vector<std::string>{"seed", "optimise"}));
-  EXPECT_EQ(provider.count("tune_grid"), 0);
-  EXPECT_NE(log_.find("guard: #2 is a persistent kernel"), std::string::npos) << log_;
-  EXPECT_NE(log_.find("guard: tune_tiling skipped"), std::string::npos);
+  EXPECT_EQ(stages(result),
+            (std::vector<std::string>{"seed", "optimise", "tune_grid", "tune_tiling"}));
+  EXPECT_EQ(provider.count("tune_memory"), 0);
+  EXPECT_NE(log_.find("guard: #2 is a persistent kernel (kernel analysis: persistent"),
+            std::string::npos)
+      << log_;
+  EXPECT_NE(log_.find("tuning parameters only"), std::string::npos);
+  EXPECT_NE(log_.find("guard: tune_memory skipped"), std::string::npos);
+  for (std::size_t i = 0; i < provider.stages.size(); ++i)
+    if (provider.stages[i].starts_with("tune_")) {
+      EXPECT_NE(provider.requests[i].find("Tune PARAMETERS ONLY: the launch configuration"),
+                std::string::npos);
+      EXPECT_NE(provider.requests[i].find("`num_warps` and `num_stages`"), std::string::npos);
+    }
 }
 
-TEST_F(PipelineTest, GuardAdaptsTheGridStageWhenAnalysisFindsAGridProblem) {
+TEST_F(PipelineTest, GuardNamesTheGridProblemOfAPersistentKernel) {
   analyze_ = [](const std::filesystem::path&) -> util::Result<analysis::Report> {
     analysis::Report report;
     report.persistent = true;
@@ -421,13 +455,15 @@ TEST_F(PipelineTest, GuardAdaptsTheGridStageWhenAnalysisFindsAGridProblem) {
   FakeProvider provider({
       {"# Stage: seed", code("score=2.0")},
       {"# Stage: tuning 1", code("score=2.5")},
+      {"# Stage: tuning 2", code("score=2.4")},
   });
   store::RunConfig c = config();
   c.seeds = 1;
   PipelineResult result = run(provider, c);
-  EXPECT_EQ(stages(result), (std::vector<std::string>{"seed", "tune_grid"}));
-  ASSERT_EQ(provider.requests.size(), 2u);
+  EXPECT_EQ(stages(result), (std::vector<std::string>{"seed", "tune_grid", "tune_tiling"}));
+  ASSERT_EQ(provider.requests.size(), 3u);
   EXPECT_NE(provider.requests[1].find("This is a PERSISTENT kernel"), std::string::npos);
+  EXPECT_NE(provider.requests[1].find("analysis reports grid-batch-only"), std::string::npos);
 }
 
 TEST_F(PipelineTest, InvalidAnalysisIsAskedAgainWithTheValidationError) {

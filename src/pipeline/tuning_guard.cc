@@ -40,21 +40,16 @@ GuardDecision decide_tuning(const Candidate& best, bool enabled) {
         grid_problem = d.rule;
         break;
       }
-  std::string reasons = fmt::format("{}", fmt::join(why, ", "));
-  if (grid_problem.empty()) {
-    decision.run.clear();
-    decision.reason = fmt::format(
-        "#{} is a persistent kernel ({}): skipping grid, tiling and memory tuning, which assume "
-        "a plain GEMM and destroy the time loop inside the kernel",
-        best.id, reasons);
-  } else {
-    decision.run = {"tune_grid"};
-    decision.adapt = true;
-    decision.reason = fmt::format(
-        "#{} is a persistent kernel ({}) but analysis reports {}: running only the grid stage, "
-        "adapted to keep the time loop inside the kernel; skipping tiling and memory tuning",
-        best.id, reasons, grid_problem);
-  }
+  // Parameter-only tuning keeps the design: launch configuration, block sizes, num_warps and
+  // num_stages (grid and tiling stages, adapted); memory-layout tuning rewrites too much.
+  decision.run = {"tune_grid", "tune_tiling"};
+  decision.adapt = true;
+  decision.reason = fmt::format(
+      "#{} is a persistent kernel ({}){}: tuning parameters only (launch configuration, block "
+      "sizes, num_warps, num_stages) with the time loop kept inside the kernel; skipping memory "
+      "tuning, which rewrites the design",
+      best.id, fmt::join(why, ", "),
+      grid_problem.empty() ? "" : fmt::format(" and analysis reports {}", grid_problem));
   return decision;
 }
 

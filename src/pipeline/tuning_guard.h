@@ -25,9 +25,10 @@ struct GuardDecision {
 /// complex algorithms (Winograd). So:
 /// - the diagnosis says implementation_complexity high → skip all tuning;
 /// - persistent (kernel analysis `persistent` or kernel_type persistent_recurrent, or the
-///   diagnosis says complexity persistent or kernel_type persistent_recurrent) → skip, except
-///   that when the kernel analysis reports a grid problem (a diagnostic whose rule mentions
-///   "grid", e.g. a grid over batch only) the grid stage still runs, adapted to keep the design;
+///   diagnosis says complexity persistent or kernel_type persistent_recurrent) → parameter-only
+///   tuning: the grid and tiling stages run adapted (`adapt`: launch configuration, block sizes,
+///   num_warps, num_stages; the time loop stays inside the kernel), the memory stage is skipped;
+///   a grid problem of the kernel analysis (a diagnostic whose rule mentions "grid") is named;
 /// - otherwise run all three. `enabled` false runs all three regardless.
 GuardDecision decide_tuning(const Candidate& best, bool enabled);
 

@@ -29,13 +29,17 @@ TEST(DecideTuning, PlainKernelsGetAllThreeStages) {
   EXPECT_TRUE(d.reason.empty());
 }
 
-TEST(DecideTuning, PersistentKernelsSkipTuning) {
+TEST(DecideTuning, PersistentKernelsGetParameterOnlyTuning) {
   GuardDecision d = decide_tuning(with(true, ""), true);
-  EXPECT_TRUE(d.run.empty());
-  EXPECT_NE(d.reason.find("#5 is a persistent kernel (kernel analysis: persistent)"),
-            std::string::npos)
-      << d.reason;
-  EXPECT_TRUE(decide_tuning(with(false, "persistent"), true).run.empty());
+  EXPECT_EQ(d.run, (std::vector<std::string>{"tune_grid", "tune_tiling"}));
+  EXPECT_TRUE(d.adapt);
+  EXPECT_EQ(d.reason,
+            "#5 is a persistent kernel (kernel analysis: persistent): tuning parameters only "
+            "(launch configuration, block sizes, num_warps, num_stages) with the time loop kept "
+            "inside the kernel; skipping memory tuning, which rewrites the design");
+  GuardDecision by_diagnosis = decide_tuning(with(false, "persistent"), true);
+  EXPECT_EQ(by_diagnosis.run, (std::vector<std::string>{"tune_grid", "tune_tiling"}));
+  EXPECT_TRUE(by_diagnosis.adapt);
 }
 
 TEST(DecideTuning, HighComplexitySkipsEverything) {
@@ -44,10 +48,13 @@ TEST(DecideTuning, HighComplexitySkipsEverything) {
   EXPECT_NE(d.reason.find("Winograd"), std::string::npos);
 }
 
-TEST(DecideTuning, APersistentKernelWithAGridProblemKeepsAnAdaptedGridStage) {
+TEST(DecideTuning, APersistentKernelWithAGridProblemNamesIt) {
   GuardDecision d = decide_tuning(with(true, "", "batch-only-grid"), true);
-  EXPECT_EQ(d.run, std::vector<std::string>{"tune_grid"});
+  EXPECT_EQ(d.run, (std::vector<std::string>{"tune_grid", "tune_tiling"}));
   EXPECT_TRUE(d.adapt);
+  EXPECT_NE(d.reason.find("and analysis reports batch-only-grid: tuning parameters only"),
+            std::string::npos)
+      << d.reason;
 }
 
 TEST(DecideTuning, DisabledGuardTunesAnyway) {

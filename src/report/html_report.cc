@@ -95,6 +95,10 @@ std::string render_html_report(const store::RunRecord& run) {
   out += "</dl>\n<h2>Timeline</h2>\n";
   out += render_svg(candidate_chart(run));
   out += html_table(t.timeline_header, t.timeline);
+  if (!t.rank.empty()) {
+    out += "<h2>Ranking</h2>\n";
+    out += html_table(t.rank_header, t.rank);
+  }
   out += "<h2>Tokens per stage</h2>\n";
   out += render_svg(token_chart(run));
   out += html_table(t.tokens_header, t.tokens);

@@ -92,6 +92,51 @@ TEST(RenderSummaryMarkdown, ComparesEveryCandidateWithTheBestBaseline) {
   EXPECT_EQ(md.find("baseline"), std::string::npos) << md;
 }
 
+TEST(RenderSummaryMarkdown, CpuRunSaysUnrankedThenKforgeRankNamesTheBest) {
+  store::RunRecord run = gru_run();
+  run.config.device = "cpu";
+  for (store::CandidateRecord& c : run.candidates) {
+    c.score.reset();
+    c.latency_ms.reset();
+  }
+  run.best_id.reset();
+  run.ranking = "unranked";
+  std::string md = render_summary_markdown(run);
+  EXPECT_NE(md.find("- **best**: unranked — 3 correct candidates kept (#1, #2, #3); without "
+                    "timings none is called best: rank them on a GPU with `kforge rank <run dir> "
+                    "--device cuda`\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("**best** |"), std::string::npos);
+  EXPECT_EQ(md.find("## Ranking"), std::string::npos);
+
+  store::RankResult rank;
+  rank.device = "cuda";
+  rank.device_name = "NVIDIA H100 80GB HBM3";
+  rank.ranked_at = "2026-11-24T10:00:00Z";
+  rank.entries = {{2, "ok", 1.67, 12.0, 1e-6, ""},
+                  {1, "ok", 0.55, 36.0, 1e-6, ""},
+                  {3, "runtime_error", std::nullopt, std::nullopt, std::nullopt, "CUDA error"}};
+  rank.best_id = 2;
+  run.rank = rank;
+  run.best_id = 2;
+  run.ranking = "ranked";
+  run.candidates[1].score = 1.67;
+  run.candidates[1].latency_ms = 12.0;
+  md = render_summary_markdown(run);
+  EXPECT_NE(md.find("- **ranked**: by `kforge rank` on NVIDIA H100 80GB HBM3 (cuda) at "
+                    "2026-11-24T10:00:00Z\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("(ranked by `kforge rank`); copied to best.py"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Ranking\n\n| rank | # | score | latency (ms) | max_abs_err | status |\n"
+                    "|---|---|---|---|---|---|\n| 1 | #2 | 1.6700 | 12.000 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| — | #3 | — | — | — | runtime_error: CUDA error |"), std::string::npos);
+  EXPECT_NE(render_html_report(run).find("<h2>Ranking</h2>"), std::string::npos);
+}
+
 TEST(RenderHtmlReport, EmbedsChartsAndEscapes) {
   store::RunRecord run = gru_run();
   run.log.push_back("<script>alert(1)</script>");

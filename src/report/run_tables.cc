@@ -124,9 +124,34 @@ RunTables make_tables(const store::RunRecord& run) {
     } else {
       text += fmt::format(" — verified, max_abs_err {} (no timing)", error_cell(best->max_abs_err));
     }
+    if (run.rank && run.rank->best_id == best->id) text += " (ranked by `kforge rank`)";
     t.facts.push_back({"best", text + "; copied to best.py"});
+  } else if (run.ranking == "unranked") {
+    std::vector<std::string> ids;
+    for (const store::CandidateRecord& c : run.candidates)
+      if (c.status == "ok") ids.push_back(fmt::format("#{}", c.id));
+    t.facts.push_back(
+        {"best", fmt::format("unranked — {} correct candidate{} kept ({}); without timings none "
+                             "is called best: rank them on a GPU with `kforge rank <run dir> "
+                             "--device cuda`",
+                             ids.size(), ids.size() == 1 ? "" : "s", fmt::join(ids, ", "))});
   } else {
     t.facts.push_back({"best", "no verified candidate"});
+  }
+  if (run.rank) {
+    t.facts.push_back(
+        {"ranked", fmt::format("by `kforge rank` on {} ({}) at {}",
+                               run.rank->device_name.empty() ? "?" : run.rank->device_name,
+                               run.rank->device, run.rank->ranked_at)});
+    t.rank_header = {"rank", "#", "score", "latency (ms)", "max_abs_err", "status"};
+    int place = 0;
+    for (const store::RankedCandidate& e : run.rank->entries) {
+      std::string status = e.status;
+      if (e.status != "ok" && !e.error_head.empty()) status += ": " + e.error_head;
+      t.rank.push_back({e.score ? std::to_string(++place) : "—", fmt::format("#{}", e.id),
+                        cell(e.score, 4), cell(e.latency_ms, 3), error_cell(e.max_abs_err),
+                        status});
+    }
   }
   t.facts.push_back({"elapsed", fmt::format("{:.0f} s", run.elapsed_s)});
   return t;

@@ -18,6 +18,10 @@ struct RunTables {
   std::vector<std::vector<std::string>> tokens;  // last row: total
   /// One-line facts: task, model, device, state, best.
   std::vector<std::pair<std::string, std::string>> facts;
+  /// `kforge rank`'s re-timing of the correct candidates, fastest first; empty when the run was
+  /// never ranked afterwards.
+  std::vector<std::string> rank_header;
+  std::vector<std::vector<std::string>> rank;
 };
 
 RunTables make_tables(const store::RunRecord& run);

@@ -43,6 +43,7 @@ std::string render_summary_markdown(const store::RunRecord& run) {
   std::string out = fmt::format("# kforge run {}\n\n", run.id);
   for (const auto& [name, value] : t.facts) out += fmt::format("- **{}**: {}\n", name, value);
   out += "\n## Timeline\n\n" + table(t.timeline_header, t.timeline);
+  if (!t.rank.empty()) out += "\n## Ranking\n\n" + table(t.rank_header, t.rank);
   out += "\n## Tokens per stage\n\n" + table(t.tokens_header, t.tokens);
   if (!run.phases.empty()) {
     out += "\n## Stages run\n\n";

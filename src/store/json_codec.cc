@@ -394,6 +394,25 @@ json to_json(const RunRecord& run) {
                  {"best", fastest ? json(fastest->first) : json(nullptr)},
                  {"errors", run.baselines->errors}};
   }
+  json correct = json::array();
+  for (const CandidateRecord& c : run.candidates)
+    if (c.status == "ok") correct.push_back(c.id);
+  json rank = nullptr;
+  if (run.rank) {
+    json entries = json::array();
+    for (const RankedCandidate& e : run.rank->entries)
+      entries.push_back({{"id", e.id},
+                         {"status", e.status},
+                         {"score", optional_number(e.score)},
+                         {"latency_ms", optional_number(e.latency_ms)},
+                         {"max_abs_err", optional_number(e.max_abs_err)},
+                         {"error_head", e.error_head}});
+    rank = {{"device", run.rank->device},
+            {"device_name", run.rank->device_name},
+            {"ranked_at", run.rank->ranked_at},
+            {"best_id", optional_value(run.rank->best_id)},
+            {"entries", entries}};
+  }
   json best = nullptr;
   if (run.best_id)
     if (const CandidateRecord* c = find_candidate(run, *run.best_id)) best = candidate_json(*c);
@@ -414,6 +433,9 @@ json to_json(const RunRecord& run) {
           {"tokens", tokens},
           {"best_id", optional_value(run.best_id)},
           {"best", best},
+          {"ranking", run.ranking},
+          {"correct_ids", correct},
+          {"rank", rank},
           {"baselines", baselines}};
 }
 
@@ -444,6 +466,21 @@ util::Result<RunRecord> run_from_json(const json& j) {
                             read_value<std::int64_t>(t, "cached_tokens", 0),
                             read_optional_number(t, "cost_usd").value_or(0)});
   run.best_id = read_optional_int(j, "best_id");
+  run.ranking = read_string(j, "ranking");
+  if (auto it = j.find("rank"); it != j.end() && it->is_object()) {
+    RankResult rank;
+    rank.device = read_string(*it, "device");
+    rank.device_name = read_string(*it, "device_name");
+    rank.ranked_at = read_string(*it, "ranked_at");
+    rank.best_id = read_optional_int(*it, "best_id");
+    if (auto entries = it->find("entries"); entries != it->end() && entries->is_array())
+      for (const json& e : *entries)
+        rank.entries.push_back(
+            {read_value<int>(e, "id", 0), read_string(e, "status"),
+             read_optional_number(e, "score"), read_optional_number(e, "latency_ms"),
+             read_optional_number(e, "max_abs_err"), read_string(e, "error_head")});
+    run.rank = std::move(rank);
+  }
   if (auto it = j.find("baselines"); it != j.end() && it->is_object()) {
     RunBaselines baselines;
     baselines.eager_ms = read_optional_number(*it, "eager_ms");

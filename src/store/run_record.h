@@ -86,6 +86,27 @@ struct RunBaselines {
   std::optional<std::pair<std::string, double>> best() const;
 };
 
+/// One candidate as `kforge rank` re-timed it.
+struct RankedCandidate {
+  int id = 0;
+  std::string status;
+  std::optional<double> score;
+  std::optional<double> latency_ms;
+  std::optional<double> max_abs_err;
+  std::string error_head;
+};
+
+/// What `kforge rank` measured: the correct candidates of a run re-timed on a GPU, fastest first.
+struct RankResult {
+  /// The evaluation device ("cuda") and the GPU's name as the worker reported it.
+  std::string device;
+  std::string device_name;
+  std::string ranked_at;  // ISO 8601 UTC
+  std::vector<RankedCandidate> entries;
+  /// The fastest correct candidate; nullopt when none was timed.
+  std::optional<int> best_id;
+};
+
 /// run.json: everything a report or a resume needs about one run.
 struct RunRecord {
   std::string id;  // the run directory's name
@@ -103,7 +124,13 @@ struct RunRecord {
   std::vector<std::string> log;                 // guard decisions and other notable events
   std::vector<CandidateRecord> candidates;
   std::vector<TokenRow> tokens;
+  /// Set only when the best was timed (a GPU run, or `kforge rank` afterwards).
   std::optional<int> best_id;
+  /// "ranked" (best_id is the fastest timed candidate), "unranked" (correct candidates without
+  /// timings, as on the CPU: none is called best) or "" (no correct candidate).
+  std::string ranking;
+  /// The last `kforge rank` of this run; nullopt when it was never ranked afterwards.
+  std::optional<RankResult> rank;
   /// GPU runs only; nullopt in CPU mode or when the baseline request failed.
   std::optional<RunBaselines> baselines;
 };

@@ -91,6 +91,14 @@ std::filesystem::path RunStore::transcript_path(std::string_view name) const {
   return dir_ / "transcripts" / fmt::format("{}.json", name);
 }
 
+util::Result<std::string> RunStore::read_file(const std::filesystem::path& relative) const {
+  std::ifstream in(dir_ / relative, std::ios::binary);
+  if (!in) return util::fail("failed to read {}: cannot open", (dir_ / relative).string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 util::Result<void> RunStore::write_file(const std::filesystem::path& relative,
                                         std::string_view text) {
   return write_file_atomically(dir_ / relative, text);
@@ -124,6 +132,11 @@ util::Result<void> RunStore::write_run(const RunRecord& run) {
 }
 
 util::Result<RunRecord> RunStore::read_run() const {
+  return read_run_record(dir_);
+}
+
+util::Result<RunRecord> read_run_record(const std::filesystem::path& dir) {
+  const std::filesystem::path dir_ = dir;
   std::ifstream in(dir_ / "run.json");
   if (!in) return util::fail("failed to read {}: cannot open", (dir_ / "run.json").string());
   std::stringstream text;

@@ -59,6 +59,8 @@ class RunStore {
   util::Result<void> write_best(std::string_view source);
   /// Appends one line to console.log.
   void append_console(std::string_view line);
+  /// Reads `relative` inside the run directory (a candidate file).
+  util::Result<std::string> read_file(const std::filesystem::path& relative) const;
   /// Writes `text` to `relative` inside the run directory, whole.
   util::Result<void> write_file(const std::filesystem::path& relative, std::string_view text);
 
@@ -67,6 +69,9 @@ class RunStore {
   std::unique_ptr<Journal> journal_;
   std::mutex console_mutex_;
 };
+
+/// Reads `dir`/run.json without opening the run (a recorded run may be read-only).
+util::Result<RunRecord> read_run_record(const std::filesystem::path& dir);
 
 /// "39_GRU" from "tasks/39_GRU.py"; characters other than [A-Za-z0-9._-] become '-'.
 std::string safe_name(std::string_view text);

@@ -1,0 +1,107 @@
+// `kforge rank DIR`: re-time the correct candidates of a run (e.g. a CPU run, which takes no
+// timings) on a GPU through the worker pool, pick the real best and write it to the run.
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "cli/commands.h"
+#include "cli/pool_config.h"
+#include "pipeline/candidate_ranking.h"
+#include "report/report_writer.h"
+#include "store/run_index.h"
+#include "store/run_store.h"
+
+namespace kforge::cli {
+
+namespace {
+
+int fail_with(int code, const util::Error& error) {
+  fmt::print(stderr, "kforge rank: {}\n", error.message);
+  return code;
+}
+
+}  // namespace
+
+int run_rank_command(const Options& options) {
+  if (options.path.empty())
+    return fail_with(kExitUsage, {"failed to read the run directory: none given (kforge rank "
+                                  "RUN_DIR --device cuda)"});
+  auto device = parse_device(options.device);
+  if (!device) return fail_with(kExitUsage, device.error());
+  auto opened = store::RunStore::open(options.path);
+  if (!opened) return fail_with(kExitUsage, opened.error());
+  store::RunStore& run_store = **opened;
+  auto run = run_store.read_run();
+  if (!run) return fail_with(kExitUsage, run.error());
+
+  if (std::none_of(run->candidates.begin(), run->candidates.end(),
+                   [](const store::CandidateRecord& c) { return c.status == "ok"; }))
+    return fail_with(kExitUsage, {fmt::format("failed to rank run {}: it has no correct candidate",
+                                              run_store.dir().string())});
+  auto started = start_worker_pool(options, {.max_workers = 0, .hello = true});
+  if (!started) return fail_with(kExitEnvironment, started.error());
+  if (auto cuda = require_cuda_device(*device, started->info, "rank on a GPU machine"); !cuda)
+    return fail_with(kExitEnvironment, cuda.error());
+
+  // The run's own correctness settings; timing settings and shapes from the flags (a CPU run was
+  // usually shrunk: ranking takes the task's real shapes unless --shrink is given).
+  eval::EvalRequest base;
+  base.task = run->config.task;
+  base.device = *device;
+  base.shrink = options.shrink;
+  base.precision = run->config.precision == "kernelbench" ? eval::Precision::kKernelBench
+                                                          : eval::Precision::kCalibrated;
+  base.input_sets = run->config.input_sets;
+  base.trials = options.trials;
+  base.warmup = options.warmup;
+  base.flush_l2 = !options.no_l2_flush;
+  base.timeout_s = options.timeout_s;
+  base.allow_pytorch_only = run->config.allow_pytorch_only;
+  auto log = [&run_store](std::string_view line) {
+    fmt::print(stderr, "{}\n", line);
+    run_store.append_console(fmt::format("rank: {}", line));
+  };
+  auto rank = pipeline::rank_candidates(*run, run_store.dir(), *started->pool, base, log);
+  if (!rank) return fail_with(exit_code_for_pool_error(rank.error()), rank.error());
+  rank->ranked_at = store::iso_time(std::chrono::system_clock::now());
+
+  store::RunRecord ranked = pipeline::apply_ranking(*run, *rank);
+  if (ranked.best_id) {
+    const store::CandidateRecord* best = store::find_candidate(ranked, *ranked.best_id);
+    auto source = run_store.read_file(best->file);
+    if (!source) return fail_with(kExitEnvironment, source.error());
+    if (auto ok = run_store.write_best(*source); !ok)
+      return fail_with(kExitEnvironment, ok.error());
+  }
+  if (auto ok = run_store.write_run(ranked); !ok) return fail_with(kExitEnvironment, ok.error());
+  if (auto ok = report::write_reports(run_store); !ok)
+    fmt::print(stderr, "kforge rank: warning: {}\n", ok.error().message);
+  if (auto index = store::RunIndex::open(run_store.dir().parent_path() / "index.sqlite"))
+    (void)(*index)->record(ranked, run_store.dir());
+
+  fmt::print("run: {}\n", run_store.dir().string());
+  fmt::print("ranked on: {} ({})\n", rank->device_name.empty() ? "?" : rank->device_name,
+             rank->device);
+  int place = 0;
+  for (const store::RankedCandidate& e : rank->entries) {
+    bool timed = e.status == "ok" && e.score;
+    fmt::print("  {:>4}  #{:<3} {:<14} score {:>8}  {:>10} ms  max_abs_err {}\n",
+               timed ? std::to_string(++place) : "-", e.id, e.status,
+               e.score ? fmt::format("{:.4f}", *e.score) : "-",
+               e.latency_ms ? fmt::format("{:.3f}", *e.latency_ms) : "-",
+               e.max_abs_err ? fmt::format("{:.3g}", *e.max_abs_err) : "-");
+  }
+  if (!rank->best_id) {
+    fmt::print("best: none timed on {}{}\n", rank->device,
+               rank->device == "cpu" ? " (the CPU takes no timings: rank with --device cuda)" : "");
+    return kExitFailed;
+  }
+  const store::CandidateRecord* best = store::find_candidate(ranked, *rank->best_id);
+  fmt::print("best: #{} {} -> {}\n", best->id, best->stage, (run_store.dir() / "best.py").string());
+  return kExitOk;
+}
+
+}  // namespace kforge::cli
