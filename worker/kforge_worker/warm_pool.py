@@ -22,7 +22,10 @@ from kforge_worker import confinement
 
 PREFIX = "kforge-cand-"  # + worker pid + "-": a dead worker's folders can be found
 
-_warm = {}      # device -> WarmHost
+_warm = {}      # device -> [WarmHost, ...]
+# Two, so that back-to-back evaluations (a suite) find one that has had a whole evaluation's time
+# to import torch and start CUDA, not one started a moment ago.
+POOL_SIZE = 2
 adopted = None  # the WarmHost handed to the evaluation being served (see evaluate.handle)
 
 
@@ -77,26 +80,29 @@ class WarmHost:
 
 
 def fill(device):
-    """Start a warm candidate process for `device` unless one is waiting (worker process only:
-    it never touches CUDA itself, the candidate process does)."""
-    if device in _warm and _warm[device].process.poll() is None:
-        return
-    _warm.pop(device, None)
+    """Top the pool for `device` up to POOL_SIZE warm candidate processes (worker process
+    only: it never touches CUDA itself, the candidate processes do)."""
     if confinement.probe()["mechanism"] != "bwrap":
-        return  # without bwrap's status descriptor only the parent could tell how it ended
-    try:
-        _warm[device] = WarmHost(device)
-    except Exception:  # no warm process: the judge starts one itself, as before
-        pass
+        return  # without bwrap's status descriptor only the parent could tell how one ended
+    hosts = [host for host in _warm.get(device, []) if host.process.poll() is None]
+    while len(hosts) < POOL_SIZE:
+        try:
+            hosts.append(WarmHost(device))
+        except Exception:  # none: the judge starts one itself, as before
+            break
+    _warm[device] = hosts
 
 
 def take(device):
-    """The warm candidate process for `device`, removed from the pool, or None."""
-    host = _warm.pop(device, None)
-    if host is not None and host.process.poll() is not None:
+    """The longest-waiting warm candidate process for `device`, removed from the pool, or
+    None."""
+    hosts = _warm.get(device, [])
+    while hosts:
+        host = hosts.pop(0)
+        if host.process.poll() is None:
+            return host
         host.discard()
-        return None
-    return host
+    return None
 
 
 def remove_stale():
