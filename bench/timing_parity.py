@@ -28,26 +28,42 @@ def standalone(timer, task_path, candidate_path, trials):
     from kforge_worker.seeding import seed_all
     from kforge_worker.task_loader import load_candidate, load_task
     task = load_task(task_path)
+    if timer.endswith("_audited"):  # the candidate process's in-process guard installed
+        import tempfile
+        from kforge_worker import trust
+        trust.child_setup(tempfile.mkdtemp())
     module, model_new = load_candidate(candidate_path, candidate_path)
     seed_all(1000)
     model = model_new(*task.init_inputs()).cuda().eval()
     seed_all(1)
     inputs = [value.cuda() if isinstance(value, torch.Tensor) else value
               for value in task.inputs()]
+    if timer.endswith("_vmm"):  # inputs in shared buffers, as the candidate process gets them
+        from kforge_worker.shared_memory import SharedBuffer
+        buffers = [SharedBuffer("cuda", v.numel() * v.element_size()) for v in inputs]
+        inputs = [b.view(v.dtype, v.shape) for b, v in zip(buffers, inputs)]
+        for view, value in zip(inputs, [x.clone() for x in inputs]):
+            view.copy_(value)
+    sink = None
+    if timer.endswith("_copyout"):  # each output copied out after its trial, as kforge does
+        sink = model(*inputs).clone()
     with torch.no_grad():
         for _ in range(3):
             model(*inputs)
             torch.cuda.synchronize()
-        if timer == "kernelbench":
+        if timer.startswith("kernelbench"):
             samples = []
             for _ in range(trials):
+                torch.cuda.synchronize()
                 start = torch.cuda.Event(enable_timing=True)
                 end = torch.cuda.Event(enable_timing=True)
                 start.record()
-                model(*inputs)
+                output = model(*inputs)
                 end.record()
                 torch.cuda.synchronize()
                 samples.append(start.elapsed_time(end))
+                if sink is not None:
+                    sink.copy_(output)
             print(json.dumps({"median_ms": statistics.median(samples)}))
         else:
             start = torch.cuda.Event(enable_timing=True)
@@ -79,6 +95,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--standalone", default="")
     parser.add_argument("--json", default="")
+    parser.add_argument("--variants", default="",
+                        help="also time these KernelBench-loop variants: kernelbench_vmm, "
+                             "kernelbench_audited, kernelbench_copyout (which part of kforge's "
+                             "setting costs time)")
     args = parser.parse_args()
     if args.standalone:
         return standalone(args.standalone, args.task, args.candidates[0], args.trials)
@@ -88,7 +108,8 @@ def main():
                               stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
     rows = []
     for number, candidate in enumerate(args.candidates):
-        times = {"kforge": [], "kernelbench": [], "bare": []}
+        variants = [v for v in args.variants.split(",") if v]
+        times = {"kforge": [], "kernelbench": [], "bare": [], **{v: [] for v in variants}}
         for round_index in range(args.rounds):
             request = {"id": number * 100 + round_index, "op": "evaluate",
                        "task_path": args.task, "candidate_path": candidate, "device": "cuda",
@@ -103,6 +124,8 @@ def main():
             times["kernelbench"].append(run_standalone("kernelbench", args.task, candidate,
                                                        args.trials))
             times["bare"].append(run_standalone("bare", args.task, candidate, args.trials))
+            for variant in variants:
+                times[variant].append(run_standalone(variant, args.task, candidate, args.trials))
         medians = {name: statistics.median(values) for name, values in times.items()}
         row = {"candidate": candidate, **{f"{k}_ms": v for k, v in medians.items()},
                "kforge_vs_kernelbench": medians["kforge"] / medians["kernelbench"],
@@ -111,7 +134,8 @@ def main():
         print(f"{os.path.basename(candidate):24s} kforge {medians['kforge']:.4f} ms  kernelbench "
               f"{medians['kernelbench']:.4f} ms  bare {medians['bare']:.4f} ms  "
               f"kforge/kernelbench {row['kforge_vs_kernelbench']:.3f}  "
-              f"kforge/bare {row['kforge_vs_bare']:.3f}", flush=True)
+              f"kforge/bare {row['kforge_vs_bare']:.3f}" + "".join(
+                  f"  {v} {medians[v]:.4f}" for v in variants), flush=True)
     worker.stdin.write(json.dumps({"id": 0, "op": "shutdown"}) + "\n")
     worker.stdin.flush()
     header = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
