@@ -35,6 +35,7 @@ The defences (docs/trust.md has the table):
   its inputs (unchanged), threads and CUDA streams left running, and that it launched a kernel of
   its own."""
 
+import contextlib
 import importlib
 import os
 import sys
@@ -42,7 +43,7 @@ import tempfile
 import threading
 import types
 
-from kforge_worker import trust_audit
+from kforge_worker import dataflow, trust_audit
 from kforge_worker.trust_ops import AtenRecorder, ModuleRecorder, OpRecorder, Policy
 
 FILE_SIZE_LIMIT = 1 << 30       # no file written by the child may exceed 1 GiB
@@ -347,11 +348,19 @@ class Guard:
         _streams_seen.clear()
         ops, modules, native = OpRecorder(), ModuleRecorder(), _NativeCalls(cuda)
         aten = AtenRecorder()
-        with count_triton_launches() as launches, native, modules, aten, ops:
+        # CPU: where the outputs came from (the GPU's profile time share says it there)
+        flow_record = contextlib.nullcontext() if cuda else dataflow.record()
+        with count_triton_launches() as launches, native, modules, aten, ops, \
+                flow_record as flow:
             outputs = model(*inputs)
         if cuda:
             self._check_streams(stream)
         self.last_launches = dict(launches.by_kernel)
+        if flow is not None and launches.total and not self.options.get("allow_pytorch_only"):
+            for index in dataflow.unowned_outputs(flow, outputs):
+                self._add([f"output {index} was not computed by its own kernels: no launch wrote "
+                           f"it or the memory it was computed from (a decoy launch beside "
+                           f"PyTorch doing the work?)"])
         self._launches += launches.total + native.count()
         self._calls += 1
         self._check_snapshot()
