@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,10 @@ struct EvalRequest {
   std::map<std::string, long long> overrides;
   /// Profile a forward to count launches and list kernels.
   bool profile = true;
+  /// A run's secret input seed: every candidate of one run is checked on the same input sets,
+  /// so their errors compare, while no candidate can predict them (drawn from the OS when the
+  /// run starts, never sent to a candidate's process). Unset: fresh sets per evaluation.
+  std::optional<std::uint64_t> input_seed;
 };
 
 /// Latency statistics over the timed trials, in milliseconds.

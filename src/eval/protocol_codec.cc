@@ -444,6 +444,7 @@ std::string encode_evaluate_request(std::int64_t id, const EvalRequest& request)
       {"profile", request.profile},
   };
   if (request.overrides.empty()) out["overrides"] = json::object();
+  if (request.input_seed) out["input_seed"] = *request.input_seed;
   return dump_text(out);
 }
 

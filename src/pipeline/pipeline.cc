@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <semaphore>
 #include <vector>
 
@@ -28,6 +29,14 @@ namespace kforge::pipeline {
 namespace {
 
 using CandidatePtr = std::shared_ptr<Candidate>;
+
+/// The run's secret input seed (eval::EvalRequest::input_seed), from the OS: 62 bits.
+std::uint64_t draw_input_seed() {
+  std::random_device device;
+  const std::uint64_t high = device();
+  const std::uint64_t low = device();
+  return ((high << 32) | low) & ((std::uint64_t{1} << 62) - 1);
+}
 
 /// Stages in the order the token table lists them.
 const std::vector<std::string>& stage_order() {
@@ -146,6 +155,7 @@ class Run {
     eval_template_.timeout_s = config_.timeout_s;
     eval_template_.allow_pytorch_only = config_.allow_pytorch_only;
     eval_template_.task = config_.task;
+    eval_template_.input_seed = draw_input_seed();
   }
 
   util::Result<PipelineResult> execute();

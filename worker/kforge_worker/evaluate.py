@@ -20,6 +20,7 @@ profile -> a fresh input set after timing -> the candidate's own report (violati
 effects)."""
 
 import copy
+import hashlib
 import math
 import os
 import random
@@ -265,6 +266,17 @@ class Evaluation:
         if self.device == "cuda":
             self.torch.cuda.synchronize()
 
+    def next_seed(self):
+        """The next input set's seed: fresh from the OS, or, given the run's secret
+        `input_seed`, the k-th of a stream derived from it (every candidate of a run sees the
+        same sets, so errors compare; no candidate ever learns the seed)."""
+        base = self.request.get("input_seed")
+        if base is None:
+            return fresh_seed()
+        self.draws = getattr(self, "draws", 0) + 1
+        digest = hashlib.sha256(f"{int(base)}:{self.draws}".encode()).digest()
+        return int.from_bytes(digest[:8], "little") % (2 ** 62)
+
     def make_inputs(self, seed):
         """One input set, drawn by the judge from `seed`; recorded in the result's `seeds`."""
         self.result["seeds"].append(seed)
@@ -396,7 +408,7 @@ class Evaluation:
             "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
         self.reference, self.init_inputs = self.build_reference()
         # The policy: the reference's operators, recorded here, in the judge.
-        first = self.make_inputs(fresh_seed())
+        first = self.make_inputs(self.next_seed())
         ops, modules = OpRecorder(), ModuleRecorder()
         seed_all(FORWARD_SEED)
         try:
@@ -442,7 +454,7 @@ class Evaluation:
         candidate_constant = reference_constant = True
         slots = None
         for index in range(sets):
-            input_set = self.first_set if index == 0 else self.make_inputs(fresh_seed())
+            input_set = self.first_set if index == 0 else self.make_inputs(self.next_seed())
             seed = self.result["seeds"][-1] if index else self.result["seeds"][0]
             want32, want64 = self.expected(self.reference, input_set)
             if slots is None:
@@ -488,7 +500,7 @@ class Evaluation:
         try:
             try:
                 reference, init_inputs = self.build_reference()
-                input_set = self.make_inputs(fresh_seed())
+                input_set = self.make_inputs(self.next_seed())
                 want32, want64 = self.expected(reference, input_set)
             except Exception:  # RequestFailure included: the reference fails at these shapes
                 self.result["generalizes"] = "unknown"
@@ -530,7 +542,7 @@ class Evaluation:
         from kforge_worker.correctness import Comparison
         torch = self.torch
         pick = random.SystemRandom()
-        sets = [self.make_inputs(fresh_seed()) for _ in range(TIMING_INPUT_SETS)]
+        sets = [self.make_inputs(self.next_seed()) for _ in range(TIMING_INPUT_SETS)]
         wanted = [self.expected(self.reference, s) for s in sets]
         in_bytes = sum(v.numel() * v.element_size() for v in sets[0] if isinstance(v, torch.Tensor))
         out_bytes = sum(item.numel() * item.element_size() for item in wanted[0][0])
@@ -644,7 +656,7 @@ class Evaluation:
         return [float(v) for v in ms], wall
 
     def profile(self):
-        input_set = self.make_inputs(fresh_seed())
+        input_set = self.make_inputs(self.next_seed())
         args = self.slots[0].write(input_set)
         reply = self.candidate.request({"op": "profile", "args": args})
         kernels = reply.get("kernels") if isinstance(reply.get("kernels"), list) else []
@@ -664,7 +676,7 @@ class Evaluation:
     def post_timing_check(self):
         from kforge_worker.correctness import Comparison
         comparison = Comparison(self.precision)
-        seed = fresh_seed()
+        seed = self.next_seed()
         input_set = self.make_inputs(seed)
         want32, want64 = self.expected(self.reference, input_set)
         where = f"fresh input set after timing (seed {seed})"
@@ -785,6 +797,9 @@ def require(request, fields, verb):
     for name in ("input_sets", "trials"):
         if name in request and (not isinstance(request[name], int) or request[name] < 1):
             raise RequestError(f"failed to {verb}: {name} must be a positive integer")
+    seed = request.get("input_seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        raise RequestError(f"failed to {verb}: input_seed must be a non-negative integer")
     device = request.get("device", "cuda")
     if device not in ("cuda", "cpu"):
         raise RequestError(f"failed to {verb}: device must be cuda or cpu, got {device!r}")

@@ -392,3 +392,17 @@ def test_the_task_module_is_not_in_the_candidate_process(worker, tmp_path):
     assert result["status"] == "rejected", result["error"]
     assert any("operator it replaces" in reason for reason in result["reasons"]), result
     assert not result["error"].startswith("failed to")
+
+
+def test_a_runs_input_seed_gives_every_candidate_the_same_sets(worker):
+    # kforge run passes one secret seed per run: errors of its candidates compare; without it
+    # every evaluation draws fresh sets.
+    first = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py", input_seed=77)
+    second = worker.evaluate("tasks/softmax.py", "bench/parity/softmax_split_2.py",
+                             input_seed=77)
+    fresh = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    assert first["seeds"][:5] == second["seeds"][:5]
+    assert not set(fresh["seeds"]) & set(first["seeds"])
+    bad = worker.call("evaluate", task_path="tasks/softmax.py",
+                      candidate_path="library/softmax/candidate.py", device="cpu", input_seed=-1)
+    assert not bad["ok"] and "input_seed" in bad["error"]
