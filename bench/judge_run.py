@@ -62,7 +62,7 @@ def main():
               f"x_best {speedup if speedup is None else round(speedup, 3)} "
               f"gap {(timing.get('candidate') or {}).get('wall_gap_ms')} "
               f"allowed {timing.get('allowed_gap_ms')} wall {wall:.1f}s "
-              f"conf {(result.get('confinement') or {}).get('mechanism')} | "
+              f"conf {result.get('confinement')} | "
               f"{reasons.replace(chr(10), ' ')[:400]}", flush=True)
         print(f"    candidate_ops {result.get('candidate_ops_s')} warm {result.get('warm_start')} "
               f"child_s {result.get('child_s')}", flush=True)

@@ -10,8 +10,12 @@ if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq
   apt-get install -y -qq build-essential cmake ninja-build pkg-config libcurl4-openssl-dev \
     nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev \
-    libgmock-dev libcpp-httplib-dev libtomlplusplus-dev clang-format >/dev/null
+    libgmock-dev libcpp-httplib-dev libtomlplusplus-dev clang-format \
+    bubblewrap libseccomp2 >/dev/null
 fi
+# bubblewrap confines candidate code (docs/trust.md); without it kforge degrades with a warning
+command -v bwrap >/dev/null || [ -n "${KFORGE_BWRAP:-}" ] || \
+  echo "warning: bubblewrap (bwrap) not found: candidates will run without namespaces" >&2
 
 # Python: reuse an interpreter that already has torch and triton, else make .venv.
 if [ -x .venv/bin/python3 ] && .venv/bin/python3 -c 'import torch, triton, numpy, pytest' 2>/dev/null; then

@@ -46,6 +46,21 @@ ALLOWED_NAMES = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY
 
 _probe_result = None
 
+# System calls a candidate never needs, refused (EPERM) by a seccomp filter that libseccomp
+# compiles and bwrap installs right before it execs the candidate process: tracing or reading
+# other processes, kernel modules and kexec, mounts and namespaces, BPF and perf, keyrings,
+# clocks, swap, reboot.
+DENIED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+                   "kexec_load", "kexec_file_load", "init_module", "finit_module",
+                   "delete_module", "mount", "umount2", "pivot_root", "move_mount", "open_tree",
+                   "fsopen", "fsmount", "fsconfig", "setns", "unshare", "bpf",
+                   "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd",
+                   "swapon", "swapoff", "reboot", "settimeofday", "clock_settime", "adjtimex",
+                   "clock_adjtime", "syslog", "acct", "quotactl", "vhangup", "lookup_dcookie",
+                   "iopl", "ioperm")
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_ACT_ERRNO_EPERM = 0x00050000 | 1
+
 
 def bwrap_path():
     return os.environ.get("KFORGE_BWRAP") or shutil.which("bwrap")
@@ -79,6 +94,41 @@ def probe():
                 os.environ.get("KFORGE_CONFINEMENT") == "require":
             _probe_result["refuse"] = True
     return _probe_result
+
+
+def seccomp_filter():
+    """A pipe's read end holding the compiled filter (for bwrap --seccomp), or None where
+    libseccomp is not installed (the result's confinement record says so)."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libseccomp.so.2")
+    except OSError:
+        return None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                     ctypes.c_uint]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    context = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not context:
+        return None
+    try:
+        for name in DENIED_SYSCALLS:
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number >= 0:
+                lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EPERM, number, 0)
+        read_end, write_end = os.pipe()
+        try:
+            if lib.seccomp_export_bpf(context, write_end) != 0:
+                os.close(read_end)
+                return None
+        finally:
+            os.close(write_end)
+        return read_end
+    finally:
+        lib.seccomp_release(context)
 
 
 def build_cache(source_bytes):
@@ -132,10 +182,13 @@ def _hidden_homes():
     return sorted(path for path in homes if path and os.path.isdir(path) and path != "/")
 
 
-def _bwrap_args(scratch, cache, keep_visible, status_fd):
+def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # --json-status-fd: bwrap writes {"exit-code": N} there when the candidate exits, so a
     # process that is not bwrap's parent (the judge adopting a warm one) learns how it ended
-    args = [bwrap_path(), "--json-status-fd", str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+    args = [bwrap_path(), "--json-status-fd", str(status_fd)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm"]
     for node in sorted(glob.glob("/dev/nvidia*")):
         args += ["--dev-bind", node, node]
     if os.path.isdir("/dev/dri"):
@@ -163,27 +216,29 @@ def start(scratch, cache, device, sock_fd, warm=False):
     worker_path = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = environment(scratch, cache, device, worker_path)
     command = [sys.executable, "-m", "kforge_worker.candidate_host", str(sock_fd), device]
-    status_r = status_w = None
+    status_r = status_w = seccomp_fd = None
     pass_fds = (sock_fd,)
     if state["mechanism"] == "bwrap":
         status_r, status_w = os.pipe()
-        pass_fds = (sock_fd, status_w)
+        seccomp_fd = seccomp_filter()
+        pass_fds = (sock_fd, status_w) + ((seccomp_fd,) if seccomp_fd is not None else ())
         visible = {worker_path, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                    sys.prefix, os.path.realpath(sys.prefix)}
         hidden = _hidden_homes()
         keep = sorted(path for path in visible
                       if any(path == home or path.startswith(home + os.sep) for home in hidden))
-        command = _bwrap_args(scratch, cache, keep, status_w) + command
+        command = _bwrap_args(scratch, cache, keep, status_w, seccomp_fd) + command
     try:
         process = subprocess.Popen(command, env=env, cwd=scratch, pass_fds=pass_fds,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, start_new_session=True,
                                    preexec_fn=_limits)
     finally:
-        if status_w is not None:
-            os.close(status_w)
+        for fd in (status_w, seccomp_fd):
+            if fd is not None:
+                os.close(fd)
     return process, {"mechanism": state["mechanism"], "warning": state["warning"],
-                     "status_fd": status_r}
+                     "seccomp": seccomp_fd is not None, "status_fd": status_r}
 
 
 def exit_status(status_fd):
