@@ -25,7 +25,6 @@ import math
 import os
 import random
 import re
-import shutil
 import statistics
 import time
 
@@ -136,6 +135,27 @@ def _json_value(value):
                     f"candidate process (tensors, numbers, strings and lists of them can)")
 
 
+def share_values(candidate, values):
+    """Arguments for the candidate process: tensors copied into new shared buffers, other values
+    as JSON. Returns the encoded arguments."""
+    import torch
+    tensors = [value for value in values if isinstance(value, torch.Tensor)]
+    ids = iter(candidate.share([max(t.numel() * t.element_size(), 1) for t in tensors])
+               if tensors else [])
+    args = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            key = next(ids)
+            candidate.buffers[key].view(value.dtype, value.shape).copy_(value)
+            args.append({"buffer": key, "dtype": _dtype_name(value.dtype),
+                         "shape": list(value.shape)})
+        else:
+            args.append({"value": _json_value(value)})
+    if candidate.device == "cuda":
+        torch.cuda.synchronize()
+    return args
+
+
 class Slots:
     """Shared buffers for one input set's tensors (`inputs`) and one call's outputs
     (`outputs`), sized for a shape configuration: the judge writes inputs and reads outputs."""
@@ -183,7 +203,6 @@ class Slots:
     def outputs(self, described, where):
         """The candidate's outputs (views over the output buffers), after checking what it
         reported about them against the reference's outputs; a Failure otherwise."""
-        import torch
         if not isinstance(described, list):
             raise Failure("runtime_error", f"{where}: the candidate process sent no outputs")
         if len(described) != len(self.expected):
@@ -424,23 +443,12 @@ class Evaluation:
         self.build_candidate(self.init_inputs)
 
     def build_candidate(self, init_inputs):
-        import torch
-        tensors = [value for value in init_inputs if isinstance(value, torch.Tensor)]
-        args, ids = [], iter(self.candidate.share([max(t.numel() * t.element_size(), 1)
-                                                   for t in tensors]) if tensors else [])
-        for value in init_inputs:
-            if isinstance(value, torch.Tensor):
-                key = next(ids)
-                self.candidate.buffers[key].view(value.dtype, value.shape).copy_(value)
-                args.append({"buffer": key, "dtype": _dtype_name(value.dtype),
-                             "shape": list(value.shape)})
-            else:
-                try:
-                    args.append({"value": _json_value(value)})
-                except LoadError as error:
-                    from kforge_worker.sandbox import RequestFailure
-                    raise RequestFailure(f"failed to pass get_init_inputs() of {self.task_path}"
-                                         f" to the candidate: {error}") from None
+        try:
+            args = share_values(self.candidate, init_inputs)
+        except LoadError as error:
+            from kforge_worker.sandbox import RequestFailure
+            raise RequestFailure(f"failed to pass get_init_inputs() of {self.task_path} to the "
+                                 f"candidate: {error}") from None
         shown = ", ".join(_short_repr(value) for value in init_inputs)
         self.candidate.request({"op": "build", "args": args, "seed": SEED_BASE,
                                 "shapes": self.task.shapes, "policy": self.policy,

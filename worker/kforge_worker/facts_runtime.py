@@ -1,30 +1,33 @@
 """Run-time facts (`analyze` with "runtime": true): one forward of the candidate on the task's
-inputs, in the harness's sandboxed child. On the GPU the forward runs under torch.profiler
-(every device kernel, its calls and share of kernel time, own or library); on the CPU, under
-TRITON_INTERPRET=1, the Triton launches are counted (no time shares).
+inputs, the candidate in its own confined process as in `evaluate` (candidate_host.py). On the
+GPU the forward runs under torch.profiler (every device kernel, its calls and share of kernel
+time, own or library); on the CPU, under TRITON_INTERPRET=1, the Triton launches are counted (no
+time shares).
 
-Reuses the harness: sandbox.run_request (fork, limits), trust.child_setup (the audit policy),
-task_loader (task and candidate loading), launches (launch counting and profiling)."""
+Reuses the harness: sandbox.run_request (the forked child that loads the task), the candidate
+process (confinement, shared buffers), task_loader, launches."""
 
 import os
-import shutil
+import time
 
 RUNTIME_TIMEOUT_S = 120.0
 
 
 def _runtime_child(request, scratch):
+    """The candidate runs where it runs in `evaluate`: in its own confined process
+    (candidate_host.py), fed the task's inputs through shared buffers; this child only loads the
+    task and asks for one profiled forward."""
     device = request.get("device", "cuda")
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"  # read when the candidate's kernels are decorated
     import torch
-    from kforge_worker import trust
-    from kforge_worker.launches import cpu_launches, profile_forward, triton_kernel_names
-    from kforge_worker.sandbox import RequestFailure, resolve
-    from kforge_worker.task_loader import LoadError, load_candidate, load_task
-
-    # The candidate runs here as it does in `evaluate`: under the same process-wide policy
-    # (no programs, network or writes outside the scratch dir), installed before it is imported.
-    trust.child_setup(scratch)
+    from kforge_worker import warm_pool
+    from kforge_worker.candidate_proxy import CandidateProcess
+    from kforge_worker.confinement import build_cache
+    from kforge_worker.errors import Failure
+    from kforge_worker.evaluate import share_values
+    from kforge_worker.sandbox import DEFAULT_HOST_MEMORY_GB, RequestFailure, resolve
+    from kforge_worker.task_loader import LoadError, load_task
 
     result = {"status": "ok", "error": "", "device": device, "method": None,
               "launches_per_forward": None, "kernels": [], "own_launches": None,
@@ -32,37 +35,59 @@ def _runtime_child(request, scratch):
     try:
         task = load_task(request["task_path"], bool(request.get("shrink")), None,
                          resolve(request, "task_path"))
+        with open(resolve(request, "candidate_path"), "rb") as handle:
+            source = handle.read()
     except LoadError as error:
         raise RequestFailure(str(error)) from None
+    except OSError as error:
+        raise RequestFailure(f"failed to read candidate {request['candidate_path']}: "
+                             f"{error.strerror}") from None
     result["shapes"] = task.shapes
-    copy_path = os.path.join(scratch, f"kforge_candidate_{os.getpid()}.py")
-    shutil.copyfile(resolve(request, "candidate_path"), copy_path)
+    host = warm_pool.WarmHost(device)
+    copy_path = os.path.join(host.scratch, "kforge_candidate.py")
+    with open(copy_path, "wb") as handle:
+        handle.write(source)
+    timeout = float(request.get("timeout_s") or RUNTIME_TIMEOUT_S)
+    candidate = CandidateProcess(host, build_cache(source), time.monotonic() + timeout,
+                                 DEFAULT_HOST_MEMORY_GB * 1024 ** 3, timeout)
     try:
+        candidate.request({"op": "load", "candidate": copy_path,
+                           "display": request["candidate_path"], "shapes": task.shapes,
+                           "device": device, "reference_name": task.model_class.__name__,
+                           "allow_pytorch_only": True})
         torch.manual_seed(0)
-        module, model_new = load_candidate(copy_path, request["candidate_path"])
-        model = model_new(*task.init_inputs()).to(device).eval()
+        candidate.request({"op": "build", "args": share_values(candidate, task.init_inputs()),
+                           "seed": 0, "shapes": task.shapes})
         torch.manual_seed(1)
-        inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in task.inputs()]
-        own = triton_kernel_names(module)
-        with torch.no_grad():
-            if device == "cuda":
-                model(*inputs)  # compile and autotune outside the profiled forward
-                torch.cuda.synchronize()
-                launches, kernels = profile_forward(lambda: model(*inputs), own)
-                result["method"] = "profiler"
-            else:
-                launches, kernels = cpu_launches(lambda: model(*inputs), own)
-                result["method"] = "interpreter"
-    except Exception as error:  # the candidate failed: facts say so, the request still succeeds
-        message = f"{type(error).__name__}: {error}"
-        result.update({"status": "error", "error": message.strip().splitlines()[0][:400]})
+        args = share_values(candidate, task.inputs())
+        if device == "cuda":  # compile and autotune outside the profiled forward
+            candidate.request({"op": "call", "args": args, "outputs": None, "seed": 0})
+            reply = candidate.request({"op": "profile", "args": args})
+            launches, kernels = reply.get("launches"), reply.get("kernels") or []
+            result["method"] = "profiler"
+        else:
+            reply = candidate.request({"op": "call", "args": args, "outputs": None, "seed": 0})
+            counts = reply.get("launches") if isinstance(reply.get("launches"), dict) else {}
+            kernels = [{"name": str(name), "calls_per_forward": calls, "time_share": None,
+                        "own": True} for name, calls in counts.items() if isinstance(calls, int)]
+            launches = sum(kernel["calls_per_forward"] for kernel in kernels)
+            result["method"] = "interpreter"
+    except (Failure, LoadError) as error:  # the candidate failed: facts say so
+        message = str(getattr(error, "message", error))
+        lines = [line for line in message.strip().splitlines() if line.strip()]
+        result.update({"status": "error", "error": (lines[-1] if lines else message)[:400]})
         return result
+    finally:
+        candidate.close()
+    kernels = [k for k in kernels if isinstance(k, dict)]
     result["launches_per_forward"] = launches
     result["kernels"] = kernels
-    result["own_launches"] = sum(k["calls_per_forward"] for k in kernels if k["own"])
-    result["library_launches"] = sum(k["calls_per_forward"] for k in kernels if not k["own"])
+    result["own_launches"] = sum(k.get("calls_per_forward") or 0 for k in kernels if k.get("own"))
+    result["library_launches"] = sum(k.get("calls_per_forward") or 0 for k in kernels
+                                     if not k.get("own"))
     if device == "cuda":
-        result["own_time_share"] = round(sum(k["time_share"] or 0 for k in kernels if k["own"]), 4)
+        result["own_time_share"] = round(sum(k.get("time_share") or 0 for k in kernels
+                                             if k.get("own")), 4)
     return result
 
 
