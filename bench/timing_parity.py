@@ -8,7 +8,8 @@ KernelBench), the candidate's median; (2) KernelBench's `time_execution_with_cud
 loop: record, N calls back to back, record, synchronise, divided by N, in a fresh process. Each
 timer runs ROUNDS times, alternating, and the medians of the rounds are compared.
 
-    python3 bench/timing_parity.py --task tasks/softmax.py bench/parity/softmax_split_*.py
+    python3 bench/timing_parity.py --chunks 1,2,4          # bench/parity/softmax_split.py
+    python3 bench/timing_parity.py my_candidate.py ...      # any candidates of --task
 """
 
 import argparse
@@ -89,7 +90,9 @@ def run_standalone(timer, task, candidate, trials):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("candidates", nargs="+")
+    parser.add_argument("candidates", nargs="*")
+    parser.add_argument("--chunks", default="1,2,4",
+                        help="without candidates: bench/parity/softmax_split.py with these CHUNKS")
     parser.add_argument("--task", default="tasks/softmax.py")
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
@@ -102,6 +105,16 @@ def main():
     args = parser.parse_args()
     if args.standalone:
         return standalone(args.standalone, args.task, args.candidates[0], args.trials)
+    if not args.candidates:
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="kforge-parity-")
+        with open(os.path.join(ROOT, "bench", "parity", "softmax_split.py")) as handle:
+            template = handle.read()
+        for chunks in args.chunks.split(","):
+            path = os.path.join(folder, f"softmax_split_{chunks}.py")
+            with open(path, "w") as handle:
+                handle.write(template.replace("\nCHUNKS = 1\n", f"\nCHUNKS = {int(chunks)}\n"))
+            args.candidates.append(path)
     import torch
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "worker"))
     worker = subprocess.Popen([sys.executable, "-m", "kforge_worker"], stdin=subprocess.PIPE,

@@ -398,7 +398,7 @@ def test_a_runs_input_seed_gives_every_candidate_the_same_sets(worker):
     # kforge run passes one secret seed per run: errors of its candidates compare; without it
     # every evaluation draws fresh sets.
     first = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py", input_seed=77)
-    second = worker.evaluate("tasks/softmax.py", "bench/parity/softmax_split_2.py",
+    second = worker.evaluate("tasks/softmax.py", "bench/parity/softmax_split.py",
                              input_seed=77)
     fresh = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
     assert first["seeds"][:5] == second["seeds"][:5]

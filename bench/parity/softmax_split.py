@@ -1,6 +1,7 @@
 """A correct softmax in several Triton launches (timing-parity bench): each row block's max,
 then its exp-sum, then the normalisation, over CHUNKS column chunks: 2 + CHUNKS launches.
-CHUNKS is set by the bench (1, 2, 4: 3, 4 and 6 launches)."""
+CHUNKS is set by bench/timing_parity.py --chunks (1, 2, 4: 3, 4 and 6 launches), which writes
+one copy per value."""
 import torch
 import torch.nn as nn
 import triton
