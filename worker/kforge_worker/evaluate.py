@@ -615,6 +615,8 @@ class Evaluation:
         stats["candidate"]["wall_gap_ms"] = candidate_gap
         stats["eager"]["wall_gap_ms"] = judge_gap
         allowed = 2 * judge_gap + 0.05 + 3.0 / block
+        if cpu:  # host clocks on a shared CPU (tests only): the scheduler, not the candidate
+            allowed += 20.0
         self.result["timing"] = {"candidate": stats["candidate"], "eager": stats["eager"],
                                  "compile": stats.get("compile"),
                                  "cuda_graph": stats.get("cuda_graph"),
