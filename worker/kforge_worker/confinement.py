@@ -223,8 +223,11 @@ def start(scratch, cache, device, sock_fd, warm=False):
         seccomp_fd = seccomp_filter()
         pass_fds = (sock_fd, status_w) + ((seccomp_fd,) if seccomp_fd is not None else ())
         visible = {worker_path, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
-                   sys.prefix, os.path.realpath(sys.prefix)}
-        hidden = _hidden_homes()
+                   sys.prefix, os.path.realpath(sys.prefix),
+                   os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))}
+        # what the sandbox covers with an empty tmpfs: the homes, and /tmp (a checkout or a
+        # virtual environment may live there, as in a CI clone)
+        hidden = _hidden_homes() + ["/tmp", os.path.realpath("/tmp")]
         keep = sorted(path for path in visible
                       if any(path == home or path.startswith(home + os.sep) for home in hidden))
         command = _bwrap_args(scratch, cache, keep, status_w, seccomp_fd) + command
