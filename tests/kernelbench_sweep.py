@@ -19,6 +19,7 @@ reference draws random numbers in forward); 125 when the KernelBench files are m
 """
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -28,12 +29,15 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "worker"))
+from kforge_worker.task_loader import shrink_overrides  # noqa: E402  (no torch: cheap)
 # The public files, beside the clone (CI has shared/ next to it); never copied into the repo.
 DEFAULT_ROOT = os.path.join(REPO, "..", "shared", "kernelbench")
 LEVELS = ("level1", "level2", "level3")
 # The task ran on both sides: the reference-as-candidate is caught calling the reference's
-# operators (rejected); ok/wrong_output are also a run (not expected with the current policy).
-RAN = ("rejected", "ok", "wrong_output")
+# operators (rejected); ok also means it ran (a reference whose operators the policy lets pass).
+# wrong_output is a failure: the same code gave other numbers on the two sides.
+RAN = ("rejected", "ok")
 
 
 def task_files(root):
@@ -73,14 +77,17 @@ def as_candidate(task_path, folder):
 class Worker:
     """`python -m kforge_worker --cpu` over pipes; restarted when it dies."""
 
-    def __init__(self):
+    def __init__(self, worker_path):
+        self.worker_path = worker_path
         self.process = None
         self.next_id = 0
         self.start()
 
     def start(self):
-        env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "worker"), "TRITON_INTERPRET": "1",
-               "KINETO_LOG_LEVEL": os.environ.get("KINETO_LOG_LEVEL", "5")}
+        # PYTHONPATH is kept after the worker: a task's own imports (einops for Mamba2)
+        path = [self.worker_path, os.environ.get("PYTHONPATH")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, path)),
+               "TRITON_INTERPRET": "1", "KINETO_LOG_LEVEL": os.environ.get("KINETO_LOG_LEVEL", "5")}
         self.process = subprocess.Popen([sys.executable, "-m", "kforge_worker", "--cpu"],
                                         cwd=REPO, env=env, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -116,16 +123,58 @@ class Worker:
             self.process.kill()
 
 
-def shrink_text(result):
-    """The shapes that were used: name=value for each override, and a back-off mark."""
-    shrink = result.get("shrink") or {}
-    applied = shrink.get("applied", result.get("shrunk"))
-    if applied is None:
+def file_constants(path):
+    """The task file's module-level constants, read without importing it (no torch here): each
+    top-level assignment of literals and earlier names, in order (`height = width = 128`,
+    `D, H, W = 16, 32, 32`, `bias_shape = (out_channels, 1, 1)`)."""
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    env = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        try:
+            value = eval(compile(ast.Expression(node.value), path, "eval"),  # noqa: S307
+                         {"__builtins__": {}}, dict(env))
+        except Exception:
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                env[target.id] = value
+            elif isinstance(target, ast.Tuple) and isinstance(value, tuple) and \
+                    len(target.elts) == len(value):
+                env.update({t.id: v for t, v in zip(target.elts, value)
+                            if isinstance(t, ast.Name)})
+    return env
+
+
+def shrink_used(result, path):
+    """(overrides in force, backed off or None when unknown): the result's `shrink` field when
+    the worker reports it, else the result's shapes against the file's own constants, backed
+    off when they differ from the policy's first plan."""
+    reported = result.get("shrink")
+    if isinstance(reported, dict) and "applied" in reported:
+        return reported["applied"], bool(reported.get("backed_off"))
+    shapes = result.get("shapes")
+    if not isinstance(shapes, dict) or not shapes:
+        return None, None
+    original = file_constants(path)
+    used = {name: value for name, value in shapes.items()
+            if name in original and _plain(original[name]) != value}
+    policy = {name: _plain(value) for name, value in shrink_overrides(
+        {k: v for k, v in original.items() if k in shapes}).items()}
+    return used, used != policy
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def shrink_text(used, backed_off):
+    if used is None:
         return "-"
-    text = ",".join(f"{k}={v}" for k, v in applied.items()) or "none"
-    if shrink.get("backed_off"):
-        text += f" (backed off: {shrink.get('attempts', '?')} tries)"
-    return text
+    text = ",".join(f"{k}={v}".replace(" ", "") for k, v in used.items()) or "none"
+    return text + (" (backed off)" if backed_off else "")
 
 
 def first_line(result):
@@ -141,6 +190,8 @@ def main():
     parser.add_argument("--only", nargs="*", default=[],
                         help="level1/94 or level1/94_... : tasks by level and number or name")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--worker-path", default=os.path.join(REPO, "worker"),
+                        help="another worker tree (a frozen copy, while editing this one)")
     parser.add_argument("--json", default="")
     parser.add_argument("--markdown", default="")
     args = parser.parse_args()
@@ -157,7 +208,7 @@ def main():
                        (len(f"{level}/{name}") == len(o) or not f"{level}/{name}"[len(o)].isdigit())
                        for o in args.only)
         files = [item for item in files if wanted(*item)]
-    worker = Worker()
+    worker = Worker(os.path.abspath(args.worker_path))
     rows, began = [], time.monotonic()
     print(f"{'level':7s} {'file':52s} {'status':13s} {'seconds':>7s}  shrink", flush=True)
     with tempfile.TemporaryDirectory(prefix="kforge_kb_") as scratch:
@@ -169,8 +220,10 @@ def main():
             result = worker.evaluate(task, candidate, args.timeout)
             seconds = time.monotonic() - start
             status = result.get("status")
+            used, backed_off = shrink_used(result, path)
             row = {"level": level, "file": name, "status": status, "seconds": round(seconds, 1),
-                   "shrink": shrink_text(result), "ran": status in RAN,
+                   "shrink": shrink_text(used, backed_off), "overrides": used,
+                   "backed_off": backed_off, "ran": status in RAN,
                    "error": "" if status in RAN else first_line(result)}
             rows.append(row)
             print(f"{level:7s} {name[:52]:52s} {status:13s} {seconds:7.1f}  {row['shrink']}"
