@@ -100,25 +100,39 @@ def _generic_value(value):
     return value
 
 
-def _shrink_sequence(values, constants, shrunk):
+def _kind(name):
+    lower = name.lower()
+    if any(word in lower for word in _SEQ_WORDS):
+        return "seq"
+    return "batch" if "batch" in lower else "size"
+
+
+def _shrink_sequence(values, constants, shrunk, follow_batch):
     """A tuple/list constant shrunk consistently with the int constants it repeats: an element
     equal to a shrunk constant's value takes that constant's new value (bias_shape =
-    (out_channels, 1, 1) follows out_channels), preferring sizes over batch/seq-like names when
-    both match, and the generic value when the match stays ambiguous; other elements > 32 get the
-    generic value (16 or 24), the rest are kept. None when nothing changes."""
-    def matches(element, plain):
-        return {shrunk[name] for name, value in constants.items()
-                if name in shrunk and _int(value) and value == element and
-                plain == (not any(word in name.lower() for word in _SEQ_WORDS + ("batch",)))}
+    (out_channels, 1, 1) follows out_channels), sizes first, then seq-like names, then (when
+    `follow_batch`) batch-like ones; the generic value (16 or 24) when the match is ambiguous or
+    absent and the element is > 32; other elements are kept. None when nothing changes.
+    An element that only the batch repeats (`input_shape = (32768,)` beside `batch_size =
+    32768`) is usually a coincidence, so the first plan gives it the generic value and the
+    next follows the batch (100_HingeLoss broadcasts the two against each other)."""
+    kinds = ("size", "seq", "batch") if follow_batch else ("size", "seq")
     out = []
     for element in values:
-        found = matches(element, plain=True) or matches(element, plain=False)
-        out.append(found.pop() if len(found) == 1 else _generic_value(element))
+        value = _generic_value(element)
+        for kind in kinds:
+            found = {shrunk[name] for name, constant in constants.items()
+                     if name in shrunk and _int(constant) and constant == element and
+                     _kind(name) == kind}
+            if found:
+                value = found.pop() if len(found) == 1 else value
+                break
+        out.append(value)
     out = type(values)(out)
     return None if out == values else out
 
 
-def shrink_overrides(constants):
+def shrink_overrides(constants, follow_batch=False):
     """Small shapes for CPU checks (docs/protocol.md, "Shrink policy"):
     names containing seq/len/time/step -> 8; names containing batch -> 2; any other int > 32 ->
     16 when it is a power of two, else 24 (so power-of-two-ness, hence masking paths, is kept;
@@ -131,9 +145,10 @@ def shrink_overrides(constants):
             small = _policy_value(name, value)
             if small is not None:
                 shrunk[name] = small
+    ints = dict(shrunk)
     for name, value in constants.items():
         if _int_sequence(value):
-            small = _shrink_sequence(value, constants, shrunk)
+            small = _shrink_sequence(value, constants, ints, follow_batch)
             if small is not None:
                 shrunk[name] = small
     return shrunk
@@ -141,13 +156,16 @@ def shrink_overrides(constants):
 
 def shrink_plans(constants):
     """The shrink policy's overrides, then ever less shrunk ones (the back-off ladder of
-    `shrink_task`): at step k every shrunk size is its policy value times 2**k, capped at the
-    file's own value (tuple elements alike, so they stay consistent), until nothing is shrunk.
-    Growing from the policy keeps its properties (powers of two stay powers of two) and keeps
-    the ratio of sizes that grow together: a seq of 8 and a block of 16 become 64 and 64
-    before the file's 128 and 64. The last plan ({}) is the file's own shapes."""
-    first = shrink_overrides(constants)
-    plans = [first]
+    `shrink_task`): the policy with tuple elements that only a batch repeats following the
+    batch (when that differs), then at step k every shrunk size is that plan's value times
+    2**k, capped at the file's own value (tuple elements alike, so they stay consistent), until
+    nothing is shrunk. Growing from the policy keeps its properties (powers of two stay powers
+    of two) and keeps the ratio of sizes that grow together. The last plan ({}) is the file's
+    own shapes."""
+    plans = [shrink_overrides(constants)]
+    first = shrink_overrides(constants, follow_batch=True)
+    if first != plans[0]:
+        plans.append(first)
     step = 1
     while plans[-1]:
         def grow(small, value):

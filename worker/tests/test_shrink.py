@@ -25,10 +25,40 @@ def test_tuple_follows_the_constant_it_repeats():
                                            "bias_shape": (16, 1, 1)}
 
 
-def test_tuple_equal_to_the_batch_only_follows_the_batch():
-    # 100_HingeLoss: input_shape = (32768,) is broadcast against targets of shape (batch_size,)
+def test_tuple_equal_to_the_batch_only_follows_it_in_the_second_plan():
+    # 100_HingeLoss: input_shape = (32768,) is broadcast against targets of shape (batch_size,);
+    # in 89_cumsum the same pair is a coincidence, and a row of 2 elements checks little.
     constants = {"batch_size": 32768, "input_shape": (32768,), "dim": 1}
-    assert shrink_overrides(constants) == {"batch_size": 2, "input_shape": (2,)}
+    assert shrink_overrides(constants) == {"batch_size": 2, "input_shape": (16,)}
+    assert shrink_plans(constants)[:3] == [{"batch_size": 2, "input_shape": (16,)},
+                                           {"batch_size": 2, "input_shape": (2,)},
+                                           {"batch_size": 4, "input_shape": (4,)}]
+
+
+HINGE = """
+class Model(nn.Module):
+    def forward(self, predictions, targets):
+        return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+batch_size = 32768
+input_shape = (32768,)
+
+def get_inputs():
+    return [torch.rand(batch_size, *input_shape), torch.rand(batch_size)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_broadcast_against_the_batch_takes_the_second_plan(tmp_path):
+    task = load_task(write_task(tmp_path, HINGE), shrink=True)
+    assert task.shrink["step"] == 1 and task.shrink["backed_off"]
+    assert task.applied == {"batch_size": 2, "input_shape": (2,)}
+    cumsum = load_task(write_task(tmp_path, HINGE.replace(
+        "torch.mean(torch.clamp(1 - predictions * targets, min=0))",
+        "torch.cumsum(predictions, dim=1)"), "cumsum.py"), shrink=True)
+    assert cumsum.shrink["step"] == 0 and cumsum.applied["input_shape"] == (16,)
 
 
 def test_list_without_a_matching_constant_takes_the_generic_value():
