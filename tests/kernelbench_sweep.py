@@ -13,8 +13,8 @@ Exit status 0 only when every task ran (`rejected`, or `ok`), a task that import
 environment lacks (einops: the Mamba2 tasks) counting as skipped; 125 when the KernelBench files
 are missing.
 
-    python3 tests/kernelbench_sweep.py                       # all 250 (nightly, ~N minutes)
-    python3 tests/kernelbench_sweep.py --sample              # the fixed CI sample
+    python3 tests/kernelbench_sweep.py                 # all 250 (~9 min on 2 shared cores)
+    python3 tests/kernelbench_sweep.py --sample        # 60: the issue-13 tasks and a spread
     python3 tests/kernelbench_sweep.py --only level1/94 level3/2
     python3 tests/kernelbench_sweep.py --json out.json --markdown table.md
 """
@@ -53,15 +53,28 @@ def task_files(root):
     return found
 
 
+# The tasks issue 13 names as failing before shrink backed off and scalar outputs compared: the
+# CI sample always holds them.
+REGRESSIONS = {
+    "level1": (41, 76, 80, 94, 95, 96, 98, 99, 100),
+    "level2": (1, 2, 5, 20, 31, 33, 34, 37, 39, 42, 54, 82, 85, 88, 90, 91, 94, 95),
+    "level3": (2, 15, 16, 18, 19, 28, 29, 30, 48, 49),
+}
+
+
+def number(name):
+    match = re.match(r"\d+", name)
+    return int(match.group()) if match else None
+
+
 def sample(files, count=60):
-    """A fixed sample: every k-th task of each level in proportion, always the same files."""
-    picked = []
-    for level in LEVELS:
-        names = [item for item in files if item[0] == level]
-        share = max(1, round(count * len(names) / len(files)))
-        step = len(names) / share
-        picked += [names[int(i * step)] for i in range(share)]
-    return picked
+    """A fixed sample: the regressions, then evenly spaced other tasks of each level in
+    proportion to its size, `count` in all; always the same files."""
+    picked = [item for item in files if number(item[1]) in REGRESSIONS[item[0]]]
+    others = [item for item in files if item not in picked]
+    step = len(others) / max(count - len(picked), 1)
+    picked += [others[int(i * step)] for i in range(max(count - len(picked), 0))]
+    return [item for item in files if item in picked]
 
 
 def as_candidate(task_path, folder):
@@ -201,7 +214,8 @@ def first_line(result):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=DEFAULT_ROOT, help="the KernelBench checkout")
-    parser.add_argument("--sample", action="store_true", help="the fixed CI sample of 60")
+    parser.add_argument("--sample", action="store_true",
+                        help="a fixed sample of 60 (the issue-13 regressions and a spread)")
     parser.add_argument("--only", nargs="*", default=[],
                         help="level1/94 or level1/94_... : tasks by level and number or name")
     parser.add_argument("--timeout", type=float, default=300)

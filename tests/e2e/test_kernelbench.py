@@ -37,7 +37,7 @@ def reference_as_candidate(task, folder):
 
 
 @pytest.mark.parametrize("task,shapes", [
-    ("level1/94_MSELoss.py", {"batch_size": 2, "input_shape": [2]}),
+    ("level1/94_MSELoss.py", {"batch_size": 2, "input_shape": [16]}),
     ("level1/41_Max_Pooling_1D.py", {"batch_size": 2, "sequence_length": 16}),
     ("level2/1_Conv2D_ReLU_BiasAdd.py", {"out_channels": 16, "bias_shape": [16, 1, 1]}),
 ])
@@ -60,7 +60,7 @@ def test_every_kernelbench_reference_runs():
     args = [PYTHON, os.path.join(REPO, "tests", "kernelbench_sweep.py")]
     if os.environ.get("KFORGE_KERNELBENCH") == "sample":
         args.append("--sample")
-    result = subprocess.run(args, capture_output=True, text=True, cwd=REPO, timeout=2400)
+    result = subprocess.run(args, capture_output=True, text=True, cwd=REPO, timeout=1440)
     print(result.stdout)
     assert result.returncode == 0, "\n".join(
         line for line in result.stdout.splitlines()
