@@ -79,32 +79,26 @@ def _power_of_two(value):
 _SEQ_WORDS = ("seq", "len", "time", "step")
 
 
-def _policy_value(name, value):
-    """The shrink policy's value for one int constant, or None when it is kept."""
+def _kind(name):
+    """How the policy reads a constant's name: "seq", "batch" or a plain "size"."""
     lower = name.lower()
     if any(word in lower for word in _SEQ_WORDS):
-        small = 8
-    elif "batch" in lower:
-        small = 2
-    elif value > 32:
-        small = 16 if _power_of_two(value) else 24
-    else:
-        return None
-    return small if small < value else None
+        return "seq"
+    return "batch" if "batch" in lower else "size"
 
 
 def _generic_value(value):
-    """A size with no name (an element of a tuple no constant accounts for)."""
+    """A size > 32 becomes 16 (a power of two) or 24; a smaller one is kept."""
     if value > 32:
         return 16 if _power_of_two(value) else 24
     return value
 
 
-def _kind(name):
-    lower = name.lower()
-    if any(word in lower for word in _SEQ_WORDS):
-        return "seq"
-    return "batch" if "batch" in lower else "size"
+def _policy_value(name, value):
+    """The shrink policy's value for one int constant, or None when it is kept."""
+    kind = _kind(name)
+    small = 8 if kind == "seq" else 2 if kind == "batch" else _generic_value(value)
+    return small if small < value else None
 
 
 def _shrink_sequence(values, constants, shrunk, follow_batch):
