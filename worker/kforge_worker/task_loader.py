@@ -327,9 +327,9 @@ def shrink_task(task, overrides):
     parameters and inputs are sized before anything is allocated), then, when meta fails
     (an operator without a meta kernel, or a real shape error), on the CPU for real. The first
     plan that runs is kept, then tightened (`_tighten`). The policy's own plan is always tried
-    (it is what the judge would run anyway); a later plan whose inputs cannot be sized on meta,
-    or whose inputs and parameters (those that meta could build) exceed TRIAL_BUDGET_BYTES, ends
-    the ladder.
+    (it is what the judge would run anyway); a later plan whose inputs and parameters (those
+    that meta could build) exceed TRIAL_BUDGET_BYTES ends the ladder, and one whose
+    get_inputs() fails on meta counts as failed without a CPU trial.
     When no plan runs, the policy's overrides stay (the judge then reports the reference's
     error as before). What happened is in `task.shrink`."""
     plans = shrink_plans(task.constants)
@@ -339,13 +339,14 @@ def shrink_task(task, overrides):
         task.reset()
         task.apply(wanted)
         error, size = _trial(task, "meta")
-        if step > 0 and (size is None or size > TRIAL_BUDGET_BYTES):
+        if step > 0 and size is not None and size > TRIAL_BUDGET_BYTES:
             tried.append({"overrides": _jsonable(wanted), "error": (
                 f"not tried: {size / 2 ** 20:.0f} MiB of parameters and inputs > "
-                f"{TRIAL_BUDGET_BYTES / 2 ** 20:.0f} MiB" if size is not None else
-                f"not tried: its size is unknown ({error})")})
+                f"{TRIAL_BUDGET_BYTES / 2 ** 20:.0f} MiB")})
             break
-        if error is not None:
+        # get_inputs() failing on meta (size None) is taken as the plan's answer past the
+        # policy's: its inputs cannot be sized, so they are not drawn for real.
+        if error is not None and (step == 0 or size is not None):
             error, _ = _trial(task, "cpu")
         if error is None:
             if step > 0:
@@ -369,15 +370,31 @@ def _runs(task):
 def _tighten(task, wanted, first):
     """After a backed-off plan ran: each constant in turn goes back to its policy value when the
     task still runs so (a pooling window that needed a longer sequence does not need a larger
-    batch). Returns the overrides kept, applied to `task`."""
+    batch). An int is tried first together with the tuple elements that repeat it (`channels`
+    with `bias_shape = (channels, 1)`), then alone (level2 3's `norm_shape = (out_channels,)`
+    must keep the file's value). Returns the overrides kept, applied to `task`."""
+    constants = task.constants
     for name in first:
         if name in wanted and wanted[name] == first[name]:
             continue
-        attempt = {**wanted, name: first[name]}
-        task.reset()
-        task.apply(attempt)
-        if _runs(task):
-            wanted = attempt
+        attempts = [{**wanted, name: first[name]}]
+        if _int(constants[name]):
+            linked = dict(attempts[0])
+            for other, original in constants.items():
+                if other != name and _int_sequence(original) and \
+                        constants[name] in original:
+                    current = linked.get(other, original)
+                    linked[other] = type(original)(
+                        first[name] if element == constants[name] else now
+                        for element, now in zip(original, current))
+            if linked != attempts[0]:
+                attempts.insert(0, linked)
+        for attempt in attempts:
+            task.reset()
+            task.apply(attempt)
+            if _runs(task):
+                wanted = attempt
+                break
     task.reset()
     task.apply(wanted)
     return wanted

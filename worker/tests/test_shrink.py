@@ -251,3 +251,32 @@ def test_tuple_with_a_scalar_output():
     comparison = Comparison()
     comparison.add([w.clone() for w in want], want, [w.double() for w in want], "set 0")
     assert comparison.passed
+
+
+# ---- through the worker -----------------------------------------------------------------------
+
+def test_scalar_output_tuple_and_back_off_through_the_worker(worker):
+    # Before: `self.dim() cannot be 0 to view` (a worker error), bias_shape (128, 1) against 16
+    # channels, and a window of 22 over a sequence of 8.
+    from conftest import candidate, task_file
+    result = worker.evaluate(task_file("scalar_loss_window"), candidate("reference_copy_scalar_loss"),
+                             input_sets=2)
+    assert result["status"] == "rejected", result["error"]
+    assert result["correctness"]["pass_calibrated"], result["correctness"]
+    assert result["correctness"]["max_abs_err"] == 0.0
+    shapes = result["shapes"]
+    assert shapes["channels"] == 16 and shapes["bias_shape"] == [16, 1]
+    assert shapes["batch_size"] == 2 and shapes["sequence_length"] == 32
+
+
+def test_inspect_reports_the_back_off(worker):
+    from conftest import task_file
+    reply = worker.call("inspect_task", task_path=task_file("scalar_loss_window"), shrink=True)
+    assert reply["ok"], reply
+    result = reply["result"]
+    assert result["outputs"] == [{"shape": [], "dtype": "float32"}]
+    assert result["shrunk"]["sequence_length"] == 32
+    shrink = result["shrink"]
+    assert shrink["backed_off"] and shrink["step"] == 2
+    assert shrink["tried"][0]["overrides"]["sequence_length"] == 8
+    assert "negative dimension -13" in shrink["tried"][0]["error"]  # get_inputs() itself
