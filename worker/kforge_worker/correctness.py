@@ -41,11 +41,16 @@ def to_host(outputs):
 
 def same_outputs(a, b):
     """Whether two lists of host tensors are bit-identical (for the constant-output check; NaNs
-    in the same places count as the same bits)."""
+    in the same places count as the same bits). Flattened before the byte view: a 0-dim tensor
+    (a loss) cannot be viewed as another element size."""
     return len(a) == len(b) and all(
         x.shape == y.shape and x.dtype == y.dtype and
-        torch.equal(x.contiguous().view(torch.uint8), y.contiguous().view(torch.uint8))
+        torch.equal(_bytes(x), _bytes(y))
         for x, y in zip(a, b))
+
+
+def _bytes(tensor):
+    return tensor.contiguous().reshape(-1).view(torch.uint8)
 
 
 # A comparison holds about a dozen float64 temporaries of the output's size at once.

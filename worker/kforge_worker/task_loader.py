@@ -55,38 +55,127 @@ def import_file(path, display, prefix):
     return module
 
 
+def _int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_sequence(value):
+    """A tuple or list of ints (bias_shape = (out_channels, 1, 1), hidden_layer_sizes = [...])."""
+    return isinstance(value, (tuple, list)) and len(value) > 0 and all(map(_int, value))
+
+
 def module_constants(module):
-    """Module-level int/float/bool constants: the task's shapes and hyper-parameters."""
+    """Module-level constants: ints, floats and bools (the task's shapes and hyper-parameters),
+    and tuples or lists of ints (shapes such as `bias_shape`, layer widths)."""
     return {name: value for name, value in vars(module).items()
-            if not name.startswith("_") and isinstance(value, (int, float, bool))}
+            if not name.startswith("_") and (isinstance(value, (int, float, bool)) or
+                                             _int_sequence(value))}
 
 
 def _power_of_two(value):
     return value > 0 and value & (value - 1) == 0
 
 
-def shrink_overrides(constants):
+_SEQ_WORDS = ("seq", "len", "time", "step")
+
+
+def _kind(name):
+    """How the policy reads a constant's name: "seq", "batch" or a plain "size"."""
+    lower = name.lower()
+    if any(word in lower for word in _SEQ_WORDS):
+        return "seq"
+    return "batch" if "batch" in lower else "size"
+
+
+def _generic_value(value):
+    """A size > 32 becomes 16 (a power of two) or 24; a smaller one is kept."""
+    if value > 32:
+        return 16 if _power_of_two(value) else 24
+    return value
+
+
+def _policy_value(name, value):
+    """The shrink policy's value for one int constant, or None when it is kept."""
+    kind = _kind(name)
+    small = 8 if kind == "seq" else 2 if kind == "batch" else _generic_value(value)
+    return small if small < value else None
+
+
+def _shrink_sequence(values, constants, shrunk, follow_batch):
+    """A tuple/list constant shrunk consistently with the int constants it repeats: an element
+    equal to a shrunk constant's value takes that constant's new value (bias_shape =
+    (out_channels, 1, 1) follows out_channels), sizes first, then seq-like names, then (when
+    `follow_batch`) batch-like ones; the generic value (16 or 24) when the match is ambiguous or
+    absent and the element is > 32; other elements are kept. None when nothing changes.
+    An element that only the batch repeats (`input_shape = (32768,)` beside `batch_size =
+    32768`) is usually a coincidence, so the first plan gives it the generic value and the
+    next follows the batch (100_HingeLoss broadcasts the two against each other)."""
+    kinds = ("size", "seq", "batch") if follow_batch else ("size", "seq")
+    out = []
+    for element in values:
+        value = _generic_value(element)
+        for kind in kinds:
+            found = {shrunk[name] for name, constant in constants.items()
+                     if name in shrunk and _int(constant) and constant == element and
+                     _kind(name) == kind}
+            if found:
+                value = found.pop() if len(found) == 1 else value
+                break
+        out.append(value)
+    out = type(values)(out)
+    return None if out == values else out
+
+
+def shrink_overrides(constants, follow_batch=False):
     """Small shapes for CPU checks (docs/protocol.md, "Shrink policy"):
     names containing seq/len/time/step -> 8; names containing batch -> 2; any other int > 32 ->
     16 when it is a power of two, else 24 (so power-of-two-ness, hence masking paths, is kept;
     24 rather than 20 because it divides by 2, 3, 4, 6, 8 and 12: head counts, groups).
-    Floats, bools and ints <= 32 (layers, kernel sizes, channels of small convs) are kept."""
+    Floats, bools and ints <= 32 (layers, kernel sizes, channels of small convs) are kept.
+    Tuples/lists of ints follow the ints they repeat (`_shrink_sequence`)."""
     shrunk = {}
     for name, value in constants.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            continue
-        lower = name.lower()
-        if any(word in lower for word in ("seq", "len", "time", "step")):
-            small = 8
-        elif "batch" in lower:
-            small = 2
-        elif value > 32:
-            small = 16 if _power_of_two(value) else 24
-        else:
-            continue
-        if small < value:
-            shrunk[name] = small
+        if _int(value):
+            small = _policy_value(name, value)
+            if small is not None:
+                shrunk[name] = small
+    ints = dict(shrunk)
+    for name, value in constants.items():
+        if _int_sequence(value):
+            small = _shrink_sequence(value, constants, ints, follow_batch)
+            if small is not None:
+                shrunk[name] = small
     return shrunk
+
+
+def shrink_plans(constants):
+    """The shrink policy's overrides, then ever less shrunk ones (the back-off ladder of
+    `shrink_task`): the policy with tuple elements that only a batch repeats following the
+    batch (when that differs), then at step k every shrunk size is that plan's value times
+    2**k, capped at the file's own value (tuple elements alike, so they stay consistent), until
+    nothing is shrunk. Growing from the policy keeps its properties (powers of two stay powers
+    of two) and keeps the ratio of sizes that grow together. The last plan ({}) is the file's
+    own shapes."""
+    plans = [shrink_overrides(constants)]
+    first = shrink_overrides(constants, follow_batch=True)
+    if first != plans[0]:
+        plans.append(first)
+    step = 1
+    while plans[-1]:
+        def grow(small, value):
+            return min(value, small * 2 ** step)
+        plan = {}
+        for name, small in first.items():
+            value = constants[name]
+            if _int(small):
+                grown = grow(small, value)
+            else:
+                grown = type(value)(grow(s, v) for s, v in zip(small, value))
+            if grown != value:
+                plan[name] = grown
+        plans.append(plan)
+        step += 1
+    return plans
 
 
 def alternative_overrides(shapes):
@@ -125,8 +214,17 @@ class Task:
     def shapes(self):
         return module_constants(self.module)
 
+    # How --shrink chose the shapes (shrink_task): {"applied": overrides, "backed_off": bool,
+    # "step": index in shrink_plans, "tried": [{"overrides", "error"}] for each plan that failed}.
+    # None when shrink was not asked for.
+    shrink: dict = None
+
     def apply(self, overrides):
-        """Set module globals; later calls to get_inputs()/Model() see the new values."""
+        """Set module globals; later calls to get_inputs()/Model() see the new values. A list
+        given for a tuple constant (JSON has no tuples) becomes a tuple."""
+        overrides = {name: type(self.constants[name])(value)
+                     if isinstance(value, list) and isinstance(self.constants.get(name), tuple)
+                     else value for name, value in overrides.items()}
         for name, value in overrides.items():
             setattr(self.module, name, value)
         self.applied = {**self.applied, **overrides}
@@ -175,14 +273,136 @@ def load_task(path, shrink=False, overrides=None, file=None):
     if not inspect.isclass(module.Model):
         raise LoadError(f"failed to load task {path}: Model is not a class")
     task = Task(path=path, module=module, constants=module_constants(module))
-    wanted = shrink_overrides(task.constants) if shrink else {}
-    for name, value in (overrides or {}).items():
+    for name in overrides or {}:
         if name not in task.constants:
             raise LoadError(f"failed to apply overrides to {path}: no constant {name!r} "
                             f"(constants: {', '.join(task.constants) or 'none'})")
-        wanted[name] = value
-    task.apply(wanted)
+    if shrink:
+        shrink_task(task, overrides or {})
+    else:
+        task.apply(overrides or {})
     return task
+
+
+# A back-off plan whose parameters and inputs (estimated on the meta device) exceed this is not
+# tried: the trial runs in the judge, and a plan that large is no longer a CPU check.
+TRIAL_BUDGET_BYTES = 1 << 30
+
+
+def _tensor_bytes(values):
+    import torch
+    return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
+
+
+def _trial(task, device):
+    """Build Model and run one forward on get_inputs() at the applied shapes, on `device`
+    ("meta": shapes only, no memory, no arithmetic; "cpu": for real). Returns (error, size):
+    the error's last line or None, and the bytes of the inputs, plus the parameters and
+    buffers once Model is built (None when get_inputs() itself failed). On meta, a task over
+    TRIAL_BUDGET_BYTES is sized and not run."""
+    import torch
+    size = None
+    try:
+        with torch.random.fork_rng(devices=[]), torch.device(device), torch.no_grad():
+            torch.manual_seed(0)
+            init_inputs = list(getattr(task.module, "get_init_inputs")())
+            inputs = list(getattr(task.module, "get_inputs")())
+            size = _tensor_bytes(init_inputs + inputs)
+            model = task.model_class(*init_inputs)
+            size += _tensor_bytes(list(model.parameters()) + list(model.buffers()))
+            if device != "meta" or size <= TRIAL_BUDGET_BYTES:
+                model.eval()(*inputs)
+        return None, size
+    except Exception as error:
+        text, _ = describe(error, {os.path.abspath(task.module.__file__): task.path})
+        lines = [line for line in text.strip().split("\n") if line.strip()]
+        return (lines[-1] if lines else type(error).__name__), size
+
+
+def shrink_task(task, overrides):
+    """Apply the shrink policy, backing off when the task does not run at its shapes.
+
+    Each plan of `shrink_plans` (explicit `overrides` on top) is tried in turn: Model is built
+    and run once on get_inputs(), first on the meta device (shapes only: milliseconds, and
+    parameters and inputs are sized before anything is allocated), then, when meta fails
+    (an operator without a meta kernel, or a real shape error), on the CPU for real. The first
+    plan that runs is kept, then tightened (`_tighten`). The policy's own plan is always tried
+    (it is what the judge would run anyway); a later plan whose inputs and parameters (those
+    that meta could build) exceed TRIAL_BUDGET_BYTES ends the ladder, and one whose
+    get_inputs() fails on meta counts as failed without a CPU trial.
+    When no plan runs, the policy's overrides stay (the judge then reports the reference's
+    error as before). What happened is in `task.shrink`."""
+    plans = shrink_plans(task.constants)
+    tried = []
+    for step, plan in enumerate(plans):
+        wanted = {**plan, **overrides}
+        task.reset()
+        task.apply(wanted)
+        error, size = _trial(task, "meta")
+        if step > 0 and size is not None and size > TRIAL_BUDGET_BYTES:
+            tried.append({"overrides": _jsonable(wanted), "error": (
+                f"not tried: {size / 2 ** 20:.0f} MiB of parameters and inputs > "
+                f"{TRIAL_BUDGET_BYTES / 2 ** 20:.0f} MiB")})
+            break
+        # get_inputs() failing on meta (size None) is taken as the plan's answer past the
+        # policy's: its inputs cannot be sized, so they are not drawn for real.
+        if error is not None and (step == 0 or size is not None):
+            error, _ = _trial(task, "cpu")
+        if error is None:
+            if step > 0:
+                wanted = _tighten(task, wanted, {**plans[0], **overrides})
+            task.shrink = {"applied": _jsonable(wanted), "backed_off": step > 0, "step": step,
+                           "tried": tried}
+            return
+        tried.append({"overrides": _jsonable(wanted), "error": error})
+    task.reset()
+    wanted = {**plans[0], **overrides}
+    task.apply(wanted)
+    task.shrink = {"applied": _jsonable(wanted), "backed_off": False, "step": 0,
+                   "tried": tried, "failed": True}
+
+
+def _runs(task):
+    """Whether the task runs at the applied shapes: on meta, else for real on the CPU."""
+    return _trial(task, "meta")[0] is None or _trial(task, "cpu")[0] is None
+
+
+def _tighten(task, wanted, first):
+    """After a backed-off plan ran: each constant in turn goes back to its policy value when the
+    task still runs so (a pooling window that needed a longer sequence does not need a larger
+    batch). An int is tried first together with the tuple elements that repeat it (`channels`
+    with `bias_shape = (channels, 1)`), then alone (level2 3's `norm_shape = (out_channels,)`
+    must keep the file's value). Returns the overrides kept, applied to `task`."""
+    constants = task.constants
+    for name in first:
+        if name in wanted and wanted[name] == first[name]:
+            continue
+        attempts = [{**wanted, name: first[name]}]
+        if _int(constants[name]):
+            linked = dict(attempts[0])
+            for other, original in constants.items():
+                if other != name and _int_sequence(original) and \
+                        constants[name] in original:
+                    current = linked.get(other, original)
+                    linked[other] = type(original)(
+                        first[name] if element == constants[name] else now
+                        for element, now in zip(original, current))
+            if linked != attempts[0]:
+                attempts.insert(0, linked)
+        for attempt in attempts:
+            task.reset()
+            task.apply(attempt)
+            if _runs(task):
+                wanted = attempt
+                break
+    task.reset()
+    task.apply(wanted)
+    return wanted
+
+
+def _jsonable(overrides):
+    return {name: list(value) if isinstance(value, tuple) else value
+            for name, value in overrides.items()}
 
 
 def load_candidate(path, display):
@@ -262,7 +482,8 @@ def inspect_child(request, scratch):
     return {
         "task_path": task_path,
         "constants": task.constants,
-        "shrunk": task.applied,
+        "shrunk": _jsonable(task.applied),
+        "shrink": task.shrink,
         "shapes": task.shapes,
         "modules": modules,
         "inputs": [describe_value(v) for v in inputs],
