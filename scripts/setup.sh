@@ -17,7 +17,8 @@ fi
 command -v bwrap >/dev/null || [ -n "${KFORGE_BWRAP:-}" ] || \
   echo "warning: bubblewrap (bwrap) not found: candidates will run without namespaces" >&2
 
-# Python: reuse an interpreter that already has torch and triton, else make .venv.
+# Python: reuse an interpreter that already has torch and triton, else make .venv. einops: a
+# dependency of two KernelBench tasks (level3 48/49, Mamba2), not of kforge; best effort.
 if [ -x .venv/bin/python3 ] && .venv/bin/python3 -c 'import torch, triton, numpy, pytest' 2>/dev/null; then
   :
 elif python3 -c 'import torch, triton, numpy' 2>/dev/null; then
@@ -27,6 +28,8 @@ else
   python3 -m venv .venv
   .venv/bin/python3 -m pip install -q torch==2.13.0 triton==3.6.0 numpy pytest
 fi
+.venv/bin/python3 -c 'import einops' 2>/dev/null || .venv/bin/python3 -m pip install -q einops \
+  2>/dev/null || echo "warning: einops not installed (KernelBench level3 48/49 need it)" >&2
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build

@@ -793,6 +793,8 @@ def _evaluate_child(request, scratch):
         {"name": "cpu", "interpret": True}
     result["versions"] = versions()
     result["shapes"] = evaluation.task.shapes if hasattr(evaluation, "task") else {}
+    # how --shrink chose the shapes (task_loader.shrink_task: the policy, or a back-off)
+    result["shrink"] = getattr(getattr(evaluation, "task", None), "shrink", None)
     result["child_s"] = time.monotonic() - started
     return result
 
