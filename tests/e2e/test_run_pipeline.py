@@ -63,11 +63,18 @@ def test_full_run_repairs_analyses_and_never_regresses(server, tmp_path):
     optimise = stage_prompts(server, "optimise")
     assert len(optimise) == 2
     assert all("memory bandwidth: one read and one write per element" in p for p in optimise)
+    # Tuning starts from the correct candidate with the lowest error. Every candidate of the run
+    # is checked on the same (secret, per-run) input sets, so errors compare; which of the two
+    # honest formulas (gelu_exp_tanh, gelu_flat) is closer depends on those sets.
+    before_tuning = [c for c in run["candidates"]
+                     if c["status"] == "ok" and not c["stage"].startswith("tune")]
+    base = min(before_tuning, key=lambda c: (c["max_abs_err"], c["id"]))
+    base_source = candidate("gelu_exp_tanh" if base["key"] == "seed2.r1" else "gelu_flat")
     tune = stage_prompts(server, "tuning 1")
-    assert len(tune) == 1 and candidate("gelu_exp_tanh").strip() in tune[0]
+    assert len(tune) == 1 and base_source.strip() in tune[0]
 
     # The final choice: none. CPU mode has no timings, so every correct candidate is kept and
-    # reported as unranked; tuning starts from seed 2's repair, the one with the lowest error.
+    # reported as unranked; tuning starts from the one with the lowest error.
     assert run["best_id"] is None and run["ranking"] == "unranked"
     assert not (run_dir / "best.py").exists()
     correct = [c["id"] for c in run["candidates"] if c["status"] == "ok"]
@@ -75,7 +82,7 @@ def test_full_run_repairs_analyses_and_never_regresses(server, tmp_path):
     for c in run["candidates"]:
         if c["status"] == "ok":
             assert c["note"] == "correct, unranked (no timing)"
-    assert (f"tuning: starts from #{by_key['seed2.r1']['id']}, the correct candidate with the "
+    assert (f"tuning: starts from #{base['id']}, the correct candidate with the "
             "lowest error (unranked: no timings)") in run["log"]
     assert "best: unranked (no timings): " in result.stdout
     assert "kforge rank " in result.stdout
