@@ -2,13 +2,21 @@
 # Packs a built kforge with the shared libraries it needs into .carry/ so that it runs on a GPU box
 # that has no Debian -dev packages (different distribution, no apt). glibc, libstdc++ and libgcc
 # are left to the target (it must be at least as new: checked on the device in its first call).
+# It also carries bubblewrap and libseccomp (the candidate's confinement, docs/trust.md): the GPU
+# box has neither; `source .carry/env.sh` there sets KFORGE_BWRAP and the library path.
 # Usage: scripts/pack_for_device.sh [build-dir]   → .carry/bin/kforge, .carry/lib/*.so*
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 rm -rf .carry && mkdir -p .carry/bin .carry/lib
 cp "$build/kforge" .carry/bin/
-ldd "$build/kforge" | awk '/=> \//{print $3}' | while read -r lib; do
+bwrap=$(command -v bwrap || true)
+[ -n "$bwrap" ] && cp "$bwrap" .carry/bin/bwrap.real
+seccomp=$(ldconfig -p | awk '/libseccomp\.so\.2 /{print $NF; exit}')
+mkdir -p .carry/seccomp  # a folder of its own: only it goes on the box's library path
+[ -n "$seccomp" ] && cp -L "$seccomp" .carry/seccomp/libseccomp.so.2
+{ ldd "$build/kforge"; if [ -n "$bwrap" ]; then ldd "$bwrap"; fi; } | awk '/=> \//{print $3}' | sort -u |
+while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
     *) cp -L "$lib" .carry/lib/ ;;
@@ -21,4 +29,17 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/kforge" "$@"
 EOS
 chmod +x .carry/bin/kforge-run
+cat > .carry/bin/bwrap <<'EOS'
+#!/usr/bin/env bash
+# Runs the carried bubblewrap with its libraries (libcap, libselinux).
+here=$(cd "$(dirname "$0")/.." && pwd)
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/bwrap.real" "$@"
+EOS
+chmod +x .carry/bin/bwrap
+cat > .carry/env.sh <<'EOS'
+# source .carry/env.sh on the GPU box: the carried confinement tools.
+carry=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[ -x "$carry/bin/bwrap.real" ] && export KFORGE_BWRAP="$carry/bin/bwrap"
+export LD_LIBRARY_PATH="$carry/seccomp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+EOS
 du -sh .carry

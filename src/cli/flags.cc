@@ -30,7 +30,7 @@ const std::vector<Flag>& flag_table() {
     {"-v,--verbose", &Options::verbose, "", "log more", {}},
     {"--json", &Options::json, "", "print one JSON object instead of text", {"eval", "baseline", "analyze", "library", "doctor"}},
 
-    {"--task", &Options::task, "", "KernelBench-format task file", {"eval", "baseline", "run", "analyze"}},
+    {"--task", &Options::task, "", "KernelBench-format task file (rank: where the run's task is now)", {"eval", "baseline", "run", "analyze", "rank"}},
     {"--candidate", &Options::candidate, "", "candidate file defining ModelNew", {"eval"}},
     {"--device", &Options::device, "KFORGE_DEVICE", "cuda or cpu (cpu: correctness only, Triton interpreter)", {"eval", "baseline", "run", "analyze", "rank"}},
     {"--shrink", &Options::shrink, "", "shrink the task's shape constants (for CPU checks)", {"eval", "baseline", "run", "analyze", "rank"}},

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/pool_config.h"
@@ -41,6 +42,16 @@ int run_rank_command(const Options& options) {
                    [](const store::CandidateRecord& c) { return c.status == "ok"; }))
     return fail_with(kExitUsage, {fmt::format("failed to rank run {}: it has no correct candidate",
                                               run_store.dir().string())});
+  // A run made on a CPU box is usually ranked on another machine, where the recorded absolute
+  // path of its task does not exist: --task names where the task is now.
+  std::string task = options.task.empty() ? run->config.task : options.task;
+  std::error_code exists_error;
+  if (!std::filesystem::exists(task, exists_error))
+    return fail_with(kExitUsage,
+                     {fmt::format("failed to rank run {}: its task {} does not exist here (name "
+                                  "where it is now with --task)",
+                                  run_store.dir().string(), task)});
+
   auto started = start_worker_pool(options, {.max_workers = 0, .hello = true});
   if (!started) return fail_with(kExitEnvironment, started.error());
   if (auto cuda = require_cuda_device(*device, started->info, "rank on a GPU machine"); !cuda)
@@ -49,7 +60,7 @@ int run_rank_command(const Options& options) {
   // The run's own correctness settings; timing settings and shapes from the flags (a CPU run was
   // usually shrunk: ranking takes the task's real shapes unless --shrink is given).
   eval::EvalRequest base;
-  base.task = run->config.task;
+  base.task = task;
   base.device = *device;
   base.shrink = options.shrink;
   base.precision = run->config.precision == "kernelbench" ? eval::Precision::kKernelBench

@@ -180,3 +180,20 @@ def test_rank_retimes_the_correct_candidates_and_writes_the_real_best(tmp_path):
     # A run without a correct candidate, and no run at all, are bad input.
     none = run_kforge([KFORGE, "rank", str(tmp_path / "nowhere"), "--device", "cpu"])
     assert none.returncode == 2 and "failed to open run" in none.stderr
+
+
+def test_rank_of_a_run_moved_to_another_machine_takes_the_task_where_it_is_now(tmp_path):
+    # A CPU run ranked on a GPU box: the recorded absolute task path does not exist there.
+    run_dir = unranked_run(tmp_path)
+    run = read_run(run_dir)
+    run["config"]["task"] = "/home/someone/else/e2e_gelu.py"
+    (run_dir / "run.json").write_text(json.dumps(run, indent=2))
+    worker_dir = str(fake_worker_dir(tmp_path))
+    lost = run_kforge([KFORGE, "rank", str(run_dir), "--device", "cpu", "--worker-dir", worker_dir])
+    assert lost.returncode == 2
+    assert ("its task /home/someone/else/e2e_gelu.py does not exist here (name where it is now "
+            "with --task)") in lost.stderr
+    moved = run_kforge([KFORGE, "rank", str(run_dir), "--device", "cpu", "--task", str(TASK),
+                        "--worker-dir", worker_dir])
+    assert moved.returncode == 0, moved.stdout + moved.stderr
+    assert read_run(run_dir)["best_id"] == 2
