@@ -329,15 +329,29 @@ def test_evaluation_child_dies_with_its_worker():
                "timeout_s": 120}
     worker.process.stdin.write(json.dumps(request) + "\n")
     worker.process.stdin.flush()
+    from kforge_worker.sandbox import SCRATCH_PREFIX
     children_file = f"/proc/{worker.process.pid}/task/{worker.process.pid}/children"
+
+    def evaluation_scratch(pids):
+        # The worker's children are its warm candidate processes and the evaluation (judge)
+        # child, which moves into its scratch directory a moment after the fork.
+        for pid in pids:
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            if os.path.basename(cwd).startswith(SCRATCH_PREFIX):
+                return cwd
+        return None
+
     deadline = time.monotonic() + 60
-    children = []
-    while not children and time.monotonic() < deadline:
+    children, scratch = [], None
+    while scratch is None and time.monotonic() < deadline:
         time.sleep(0.2)
         with open(children_file) as handle:
             children = [int(pid) for pid in handle.read().split()]
-    assert children, "the worker forked no child"
-    scratch = os.readlink(f"/proc/{children[0]}/cwd")
+        scratch = evaluation_scratch(children)
+    assert scratch, f"the worker started no evaluation child (children: {children})"
     worker.process.send_signal(signal.SIGKILL)
     worker.process.wait(timeout=30)
     deadline = time.monotonic() + 10
