@@ -32,6 +32,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = ("tasks/softmax.py", "library/softmax/candidate.py")  # the recovery check after a fault
 QUICK_LIBRARY = ("softmax", "gelu")  # the library entries in the CI subset (the RNNs take minutes)
+SECRET = "sk-canary-" + hashlib.sha256(os.urandom(16)).hexdigest()[:24]
 
 
 class Worker:
@@ -44,7 +45,9 @@ class Worker:
         self.start()
 
     def start(self):
-        env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "worker")}
+        # A planted secret (class 7): no result, output tail or error may ever carry it.
+        env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "worker"),
+               "KFORGE_API_KEY": SECRET}
         args = [sys.executable, "-m", "kforge_worker"]
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
@@ -181,6 +184,37 @@ def processes_mentioning(text):
     return found
 
 
+def candidate_processes_left():
+    """Candidate-side processes that outlived their evaluation: the worker keeps its warm
+    candidate processes (each alone under its sandbox's init), nothing else. A candidate process
+    whose parent is not bubblewrap's init, or a sandbox holding more than one process, is
+    left over (a detached daemon, a setsid child)."""
+    def stat(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                text = handle.read()
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                line = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            return text[text.index("(") + 1:text.rindex(")")], int(text.rsplit(")", 1)[1].split()[1]), line
+        except (OSError, ValueError, IndexError):
+            return None
+    table = {int(p): stat(p) for p in os.listdir("/proc") if p.isdigit()}
+    table = {pid: info for pid, info in table.items() if info}
+    children = {}
+    for pid, (_, parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found = []
+    for pid, (comm, parent, line) in table.items():
+        if "kforge_worker.candidate_host" not in line:
+            continue
+        parent_comm = table.get(parent, ("?",))[0]
+        if parent_comm != "bwrap":
+            found.append(f"{pid} (parent {parent_comm}): {line[:60]}")
+        elif len(children.get(parent, [])) > 1:
+            found.append(f"{pid}: {len(children[parent])} processes in one sandbox")
+    return found
+
+
 def verdict(case, result):
     """(passed, note) for an attack or a fault's own status."""
     status = result.get("status")
@@ -249,11 +283,25 @@ def main():
                 started = time.monotonic()
                 candidate = fill(os.path.join(REPO, "tests", folder, case["name"] + ".py"),
                                  work, listener.port, canary_dir)
-                fields = {key: case[key] for key in ("timeout_s", "host_memory_gb") if key in case}
+                fields = {key: case[key] for key in ("timeout_s", "host_memory_gb", "overrides")
+                          if key in case}
                 if case.get("time_on_cpu") and args.device == "cpu":
                     fields["time_on_cpu"] = True
                 result = worker.evaluate(case["task"], candidate, **fields)
                 passed, note = verdict(case, result)
+                if SECRET in json.dumps(result):
+                    passed, note = False, "the planted secret appears in the result"
+                follow = case.get("then")
+                if follow:  # a pair: what the first left behind must not help the second
+                    second = worker.evaluate(follow["task"], fill(
+                        os.path.join(REPO, "tests", folder, follow["name"] + ".py"), work,
+                        listener.port, canary_dir), **fields)
+                    if second.get("status") not in follow["expect"]:
+                        passed, note = False, (f"then {follow['name']}: "
+                                               f"{second.get('status')} (expected "
+                                               f"{'/'.join(follow['expect'])})")
+                    if SECRET in json.dumps(second):
+                        passed, note = False, "the planted secret appears in the result"
                 if kind == "fault":
                     again = worker.evaluate(*GOOD)
                     if again.get("status") != "ok":
@@ -262,7 +310,8 @@ def main():
                         passed, note = False, "the canary directory changed"
                     if listener.connections:
                         passed, note = False, "a connection reached the listener"
-                    survivors = processes_mentioning(canary_dir)
+                    time.sleep(0.5)
+                    survivors = processes_mentioning(canary_dir) + candidate_processes_left()
                     if survivors:
                         passed, note = False, f"processes outlived the evaluation: {survivors}"
                 row(kind, case["name"], expected, result, passed, note, started,

@@ -1,0 +1,60 @@
+"""Fault 20 (escape below Python, 6): a child made through libc (fork, setsid, fork again) that
+sleeps and then writes into the canary directory: it must not outlive the evaluation, and it must
+be named."""
+import ctypes
+import os
+import time
+
+CANARY_DIR = "__KFORGE_CANARY_DIR__"
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+def _softmax(x):
+    y = torch.empty_like(x)
+    block = triton.next_power_of_2(x.shape[1])
+    softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=block,
+                                  num_warps=16 if block > 4096 else 4)
+    return y
+
+
+def _copy(y):
+    y = y.contiguous()
+    out = torch.empty_like(y)
+    copy_kernel[(triton.cdiv(y.numel(), 1024),)](y, out, y.numel(), BLOCK=1024)
+    return out
+
+_libc = ctypes.CDLL(None)
+if _libc.fork() == 0:
+    _libc.setsid()
+    if _libc.fork() == 0:
+        time.sleep(20)
+        try:
+            with open(f"{CANARY_DIR}/late.txt", "w") as _handle:
+                _handle.write("survived")
+        except OSError:
+            pass
+    os._exit(0)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return _softmax(x)
