@@ -205,7 +205,7 @@ def candidate_processes_left():
         children.setdefault(parent, []).append(pid)
     found = []
     for pid, (comm, parent, line) in table.items():
-        if "kforge_worker.candidate_host" not in line:
+        if "kforge_worker.candidate_host" not in line or comm == "bwrap":
             continue
         parent_comm = table.get(parent, ("?",))[0]
         if parent_comm != "bwrap":

@@ -13,6 +13,9 @@ audit hook) is a second line that names what a candidate did; the operating syst
 
 Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, "status",
 "error", "location"}:
+  seal     {}                          before any candidate code: the exec-notifying seccomp
+                                       filter (exec_monitor.py); its listener descriptor goes to
+                                       the judge with the reply and is closed here
   load     {candidate, display, shapes, device, reference_name, policy, allow_pytorch_only}
   map      {buffers: [{id, nbytes}]} + one descriptor per buffer
   unmap    {ids}
@@ -44,15 +47,19 @@ class Host:
         self.device = "cpu"
         self.flush = None
         self.side_effects_before = None
+        self.sealed = False
+        self._nonce = None
         self._began = time.monotonic()
 
     # ---- helpers ------------------------------------------------------------------------------
 
-    def send(self, message):
+    def send(self, message, fds=()):
         """A reply, with the time this process spent on the request (where an evaluation's
-        time goes: the judge sums it per op in the result's candidate_ops_s)."""
+        time goes: the judge sums it per op in the result's candidate_ops_s) and the request's
+        nonce (a frame written into the channel by anything else does not carry it)."""
         message["took_s"] = round(time.monotonic() - self._began, 4)
-        self.channel.send(message)
+        message["nonce"] = self._nonce
+        self.channel.send(message, fds)
 
     def decode(self, spec):
         import torch
@@ -101,6 +108,21 @@ class Host:
         return described
 
     # ---- requests -----------------------------------------------------------------------------
+
+    def op_seal(self, request, fds):
+        """Every exec of this process tree goes to the judge from now on (before any candidate
+        code runs: the judge sends this first)."""
+        from kforge_worker import exec_monitor
+        if self.sealed:
+            return _reply_error(self, "internal", "already sealed")
+        fd, why = exec_monitor.install()
+        self.sealed = True
+        if fd is None:
+            return self.send({"ok": True, "exec_monitor": False, "why": why})
+        try:
+            self.send({"ok": True, "exec_monitor": True}, (fd,))
+        finally:
+            os.close(fd)
 
     def op_load(self, request, fds):
         import torch
@@ -228,6 +250,7 @@ class Host:
             except ChannelClosed:
                 return
             self._began = time.monotonic()
+            self._nonce = request.get("nonce")
             handler = getattr(self, "op_" + str(request.get("op")), None)
             if handler is None:
                 _reply_error(self, "internal", f"unknown op {request.get('op')!r}")

@@ -7,6 +7,7 @@ the evaluation's deadline ends the evaluation with `crashed`, `rejected` or `tim
 statuses are believed only as failures (a reply cannot make anything pass)."""
 
 import os
+import secrets
 import select
 import signal
 import threading
@@ -57,6 +58,9 @@ class CandidateProcess:
         self._last_op = None
         self.ops_s = {}   # the candidate process's own time per request kind (untrusted)
         self._next_id = 0
+        self._nonce = None
+        self.monitor = None   # exec_monitor.Monitor once sealed
+        self.seal_note = None
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
@@ -138,14 +142,19 @@ class CandidateProcess:
         if self.closed:
             raise Failure("crashed", "the candidate process is gone")
         self._last_op = message.get("op")
+        # A fresh nonce per request, echoed by the candidate host: a frame that something else
+        # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
+        self._nonce = secrets.randbits(62)
+        message = {**message, "nonce": self._nonce}
         try:
             self.channel.send(message, fds)
         except OSError:
             self._wait_readable()  # reports why it is gone
             self._fail("crashed", "closed its channel")
 
-    def reply(self):
-        """The second half: the reply if ok, else the candidate's Failure."""
+    def reply(self, keep_fds=False):
+        """The second half: the reply if ok, else the candidate's Failure. `keep_fds`: the
+        descriptors that came with it are the caller's (else closed), as reply["fds"]."""
         if self.closed:
             raise Failure("crashed", "the candidate process is gone")
         self._wait_readable()
@@ -166,8 +175,17 @@ class CandidateProcess:
         if problem:
             self._fail("rejected", problem)
         self.channel.sock.settimeout(None)
-        for fd in received:  # the candidate has no business sending descriptors
-            os.close(fd)
+        if reply.get("nonce") != self._nonce:
+            for fd in received:
+                os.close(fd)
+            self._fail("rejected", "wrote a frame into the judge's channel that the candidate "
+                                   "host did not send in reply to the request (a forged or "
+                                   "out-of-turn reply)")
+        if keep_fds:
+            reply["fds"] = received
+        else:
+            for fd in received:  # the candidate has no business sending descriptors
+                os.close(fd)
         if self.over_limit.is_set():
             self._fail("rejected", f"was killed: wrote {self.output.bytes / 1e6:.1f} MB to "
                                    f"stdout/stderr (limit {MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
@@ -181,6 +199,56 @@ class CandidateProcess:
             status = "runtime_error"
         raise Failure(status, str(reply.get("error") or "failed (no message)")[:20000],
                       reply.get("location") if isinstance(reply.get("location"), str) else None)
+
+    def seal(self):
+        """Before any candidate code: every exec of the candidate's process tree is referred to
+        the judge from now on (exec_monitor.py). Without libseccomp the evaluation goes on with
+        a note (the audit hook still sees exec through Python)."""
+        self.send({"op": "seal"})
+        reply = self.reply(keep_fds=True)
+        if not reply.get("exec_monitor"):
+            for fd in reply.get("fds") or []:
+                os.close(fd)
+            self.seal_note = f"exec monitor off: {str(reply.get('why'))[:200]}"
+            return
+        self.start_monitor(reply.get("fds") or [])
+
+    def start_monitor(self, fds):
+        import sys
+        from kforge_worker import exec_monitor
+        triton_dir = None
+        try:
+            import triton
+            triton_dir = os.path.dirname(os.path.realpath(triton.__file__))
+        except Exception:
+            pass
+        if len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            self.seal_note = "exec monitor off: no listener descriptor came back"
+            return
+        self.monitor = exec_monitor.Monitor(
+            fds[0], sys.executable, triton_dir,
+            read_only_root=self.confinement.get("mechanism") == "bwrap")
+
+    def extra_processes(self):
+        """Processes of the candidate's tree besides the candidate process itself, seen from
+        outside (bubblewrap's own processes aside): a child it left running."""
+        found = []
+        for pid in confinement.descendants(self.process.pid):
+            try:
+                with open(f"/proc/{pid}/stat") as handle:
+                    text = handle.read()
+                name = text[text.index("(") + 1:text.rindex(")")]
+                started = int(text.rsplit(")", 1)[1].split()[19])
+            except (OSError, ValueError, IndexError):
+                continue
+            if name != "bwrap":
+                found.append((started, pid, name))
+        found.sort()
+        if self.confinement.get("mechanism") == "bwrap":
+            return [(pid, name) for _, pid, name in found[1:]]  # the first: the candidate host
+        return [(pid, name) for _, pid, name in found if pid != self.process.pid]
 
     # ---- shared buffers -----------------------------------------------------------------------
 
@@ -216,6 +284,8 @@ class CandidateProcess:
             return
         self.closed = True
         confinement.kill(self.process)
+        if self.monitor is not None:
+            self.monitor.close()
         for buffer in self.buffers.values():
             try:
                 buffer.close()

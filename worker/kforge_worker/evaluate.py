@@ -405,6 +405,11 @@ class Evaluation:
                                           float(self.request["timeout_s"]))
         self.result["confinement"] = {key: value for key, value in
                                       self.candidate.confinement.items() if key != "status_fd"}
+        # every exec of the candidate's process tree goes through the judge from here on
+        self.candidate.seal()
+        self.result["confinement"]["exec_monitor"] = self.candidate.monitor is not None
+        if self.candidate.seal_note:
+            self.result.setdefault("notes", []).append(self.candidate.seal_note)
         if self.candidate.confinement.get("warning"):
             self.result.setdefault("notes", []).append(
                 "WARNING: " + self.candidate.confinement["warning"])
@@ -703,6 +708,16 @@ class Evaluation:
         self.result["side_effects"] = [str(v)[:300] for v in (reply.get("side_effects") or [])][:40]
         return violations
 
+    def left_running(self):
+        """Processes the candidate left running after its last call (a detached child, a
+        daemon), seen from outside: they die with its sandbox, and they are named."""
+        extra = self.candidate.extra_processes()
+        if not extra:
+            return []
+        shown = ", ".join(f"{name} (pid {pid})" for pid, name in extra[:5])
+        return [f"left a process running after its last call: {shown} (a fork, a setsid "
+                f"child or a daemon; killed with its sandbox)"]
+
     def phase(self, name, step):
         began = time.monotonic()
         try:
@@ -736,6 +751,8 @@ class Evaluation:
                     violations = self.finish()
                 except Failure:
                     pass
+                if not self.candidate.closed:
+                    violations += self.left_running()
         finally:
             if self.candidate is not None:
                 self.result["output_bytes"] = self.candidate.output.bytes
@@ -746,6 +763,12 @@ class Evaluation:
                 self.result["candidate_start_s"] = round(self.candidate.start_s, 3)
                 self.result["candidate_ops_s"] = self.candidate.ops_s
                 self.candidate.close()
+                monitor = self.candidate.monitor
+                if monitor is not None:  # seen by the judge, whatever the process reported
+                    violations = list(monitor.refused) + [
+                        v for v in violations if v not in monitor.refused]
+                    if monitor.programs:
+                        self.result["programs"] = list(monitor.programs)
         if violations:
             self.result["reasons"] += [v for v in violations if v not in self.result["reasons"]]
             # A violation outranks any other outcome, except timeout/crashed.

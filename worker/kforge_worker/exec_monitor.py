@@ -1,0 +1,344 @@
+"""Every program the candidate's process tree runs, seen by the judge (docs/trust.md, class 6).
+
+The Python audit hook sees `subprocess` and `os.exec*`, but not an exec made below Python (libc
+`system()` or `execv()` through ctypes, `_posixsubprocess.fork_exec`, a C extension), nor what an
+allowed program runs in turn (`ninja` running a build rule's shell, `gcc -wrapper`). So the
+candidate process, before any candidate code runs (the judge's `seal` request), installs a
+seccomp filter that hands every `execve`/`execveat` of its process tree to a supervisor
+(SECCOMP_RET_USER_NOTIF, all threads: TSYNC), sends the filter's listener descriptor to the judge
+and closes its own copy. The kernel then stops each exec until the judge answers: the judge reads
+the program's path and arguments from the caller's memory, decides by who is asking (the caller's
+own executable, which the kernel reports and the caller cannot fake) and what it asks for, names
+every refused exec in the verdict and answers EPERM.
+
+Policy (`decide`): the candidate process (Python) may run the compilers and their helpers that
+Triton and torch's extension builds run (cc/gcc/g++/clang, nvcc/ptxas/cuobjdump/nvdisasm, ninja,
+ldconfig -p, `file`, programs inside Triton's package); a compiler driver may run its own passes
+(cc1, as, ld, collect2, lto-wrapper; nvcc: its CUDA tools); ninja may run /bin/sh, and a shell
+started by ninja (or nvcc) may run the compilers. Everything else is refused and named.
+
+The path is read from the caller's memory after the kernel stopped it; another thread of the
+caller could change that memory between the judge's read and the kernel's (the kernel
+documentation's warning for this mechanism). Such a race can make the judge allow an exec it
+would refuse; it cannot hide that an exec happened (the notification itself comes from the
+kernel), and what runs is still confined by the namespaces and the read-only file system."""
+
+import ctypes
+import os
+import re
+import select
+import struct
+import threading
+
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_ACT_NOTIFY = 0x7FC00000
+SCMP_FLTATR_CTL_TSYNC = 4
+NOTIF = struct.Struct("<QIIiIQ6Q")      # struct seccomp_notif (80 bytes)
+RESPONSE = struct.Struct("<QqiI")       # struct seccomp_notif_resp (24 bytes)
+IOCTL_RECV = 0xC0502100                 # SECCOMP_IOCTL_NOTIF_RECV
+IOCTL_SEND = 0xC0182101                 # SECCOMP_IOCTL_NOTIF_SEND
+IOCTL_ID_VALID = 0x40082102             # SECCOMP_IOCTL_NOTIF_ID_VALID
+FLAG_CONTINUE = 1
+EPERM = 1
+
+COMPILER = re.compile(r"^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+)"
+                      r"(-[0-9.]+)?$")
+PYTHON_MAY_RUN = re.compile(COMPILER.pattern + r"|^(nvcc|ptxas(-blackwell)?|cuobjdump|nvdisasm|"
+                            r"ninja|file|ldconfig(\.real)?)$")
+COMPILER_PASSES = re.compile(r"^((x86_64|aarch64)-linux-gnu-)?(as|ld(\.bfd|\.gold|\.lld)?|"
+                             r"collect2|lto-wrapper|lto1|cc1(plus)?|cpp|objcopy|strip)"
+                             r"(-[0-9.]+)?$")
+SHELLS = {"sh", "dash", "bash"}
+NVCC_TOOLS = re.compile(r"^(cicc|ptxas|fatbinary|nvlink|cudafe\+\+|nvcc|bin2c|cuobjdump|"
+                        r"nvdisasm|nvprune)$")
+
+
+def _libseccomp():
+    try:
+        lib = ctypes.CDLL("libseccomp.so.2")
+    except OSError:
+        return None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                     ctypes.c_uint]
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_notify_fd.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def exec_syscalls():
+    """{number: name} of execve and execveat on this machine."""
+    lib = _libseccomp()
+    if lib is None:
+        return {}
+    numbers = {}
+    for name in ("execve", "execveat"):
+        number = lib.seccomp_syscall_resolve_name(name.encode())
+        if number >= 0:
+            numbers[number] = name
+    return numbers
+
+
+def install():
+    """In the candidate process, before candidate code runs: the notifying filter on every
+    thread. Returns (listener fd, None) or (None, why not)."""
+    lib = _libseccomp()
+    if lib is None:
+        return None, "libseccomp is not installed"
+    context = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not context:
+        return None, "seccomp_init failed"
+    try:
+        for name in (b"execve", b"execveat"):
+            number = lib.seccomp_syscall_resolve_name(name)
+            if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
+                return None, f"seccomp_rule_add({name.decode()}) failed"
+        if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
+            return None, "seccomp TSYNC is not available"
+        result = lib.seccomp_load(context)
+        if result != 0:
+            return None, f"seccomp_load failed ({os.strerror(-result)})"
+        fd = lib.seccomp_notify_fd(context)
+        if fd < 0:
+            return None, "no seccomp listener descriptor"
+        return fd, None
+    finally:
+        lib.seccomp_release(context)
+
+
+# ---- the judge's side ------------------------------------------------------------------------
+
+def _read_memory(pid, address, size):
+    try:
+        with open(f"/proc/{pid}/mem", "rb", buffering=0) as handle:
+            handle.seek(address)
+            return handle.read(size)
+    except (OSError, ValueError, OverflowError):
+        return b""
+
+
+def _read_string(pid, address, limit=4096):
+    if not address:
+        return None
+    data = _read_memory(pid, address, limit)
+    end = data.find(b"\0")
+    return os.fsdecode(data if end < 0 else data[:end])
+
+
+def _read_argv(pid, address, count=8):
+    if not address:
+        return []
+    raw = _read_memory(pid, address, 8 * count)
+    argv = []
+    for (pointer,) in struct.iter_unpack("<Q", raw[:len(raw) - len(raw) % 8]):
+        if not pointer:
+            break
+        argv.append(_read_string(pid, pointer, 512) or "")
+    return argv
+
+
+def _process(pid):
+    """(executable's real path, parent pid, command line) of a process, from /proc."""
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        exe = "?"
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        parent = 0
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            cmdline = [os.fsdecode(item) for item in handle.read().split(b"\0")[:-1]]
+    except OSError:
+        cmdline = []
+    return exe, parent, cmdline
+
+
+def _resolve(pid, path, dirfd=None):
+    if path is None:
+        return None
+    if path == "" and dirfd is not None:  # fexecve: the descriptor itself
+        try:
+            return os.readlink(f"/proc/{pid}/fd/{dirfd}")
+        except OSError:
+            return path
+    if not path.startswith("/"):
+        base = f"/proc/{pid}/cwd" if dirfd is None or dirfd == -100 else f"/proc/{pid}/fd/{dirfd}"
+        try:
+            path = os.path.join(os.readlink(base), path)
+        except OSError:
+            pass
+    return path
+
+
+SYS_OPENAT2 = 437   # the same number on x86_64 and aarch64
+RESOLVE_IN_ROOT = 0x10
+
+
+def _open_in_root(pid, path):
+    """An O_PATH descriptor of `path` resolved inside the caller's root (absolute links
+    included: openat2 with RESOLVE_IN_ROOT), or None."""
+    try:
+        root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
+    except OSError:
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        how = struct.pack("<QQQ", os.O_PATH | os.O_CLOEXEC, 0, RESOLVE_IN_ROOT)
+        fd = libc.syscall(SYS_OPENAT2, root, os.fsencode(path.lstrip("/") or "."),
+                          ctypes.c_char_p(how), ctypes.c_size_t(len(how)))
+        return fd if fd >= 0 else None
+    finally:
+        os.close(root)
+
+
+def _inspect_target(pid, path):
+    """(the file's real path, whether it lies on a writable mount), both as the caller's mount
+    namespace sees them: opened through /proc/PID/root, so a link or a copy in the sandbox's own
+    /tmp or scratch is judged by what it is (a shell copied to scratch/gcc is on a writable
+    mount). (None, False) when there is no such file."""
+    fd = _open_in_root(pid, path)
+    if fd is None:
+        return None, False
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+        try:
+            writable = not (os.fstatvfs(fd).f_flag & os.ST_RDONLY)
+        except OSError:
+            writable = False
+        return real, writable
+    finally:
+        os.close(fd)
+
+
+def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, triton_dir=None):
+    """None when the exec is allowed, else the reason it is refused."""
+    caller = os.path.basename(caller_exe)
+    name = os.path.basename(target)
+    parent = os.path.basename(parent_exe or "")
+    shown = " ".join([target] + list(argv[1:6]))[:200]
+    if os.path.realpath(caller_exe) == os.path.realpath(python_exe) or caller.startswith("python"):
+        if triton_dir and target.startswith(triton_dir + os.sep):
+            return None
+        if PYTHON_MAY_RUN.match(name):
+            if name.startswith("ldconfig") and [a for a in argv[1:] if a != "-p"]:
+                return f"ran ldconfig with arguments other than -p: {shown}"
+            if COMPILER.match(name) and any(a == "-wrapper" or a.startswith(("-wrapper", "-B",
+                                                                             "-fplugin"))
+                                            for a in argv[1:]):
+                return f"ran the compiler with a wrapper, plugin or program prefix: {shown}"
+            return None
+        return f"tried to run a program (exec below Python, seen by the judge): {shown}"
+    if COMPILER.match(caller) or caller in ("collect2", "lto-wrapper"):
+        if COMPILER_PASSES.match(name) or COMPILER.match(name) or \
+                target.startswith(("/usr/lib/gcc", "/usr/libexec/gcc", "/usr/lib/llvm")):
+            return None
+        return f"the compiler ran another program: {shown}"
+    if caller == "nvcc" or NVCC_TOOLS.match(caller):
+        if NVCC_TOOLS.match(name) or COMPILER.match(name) or COMPILER_PASSES.match(name) or \
+                name in SHELLS:
+            return None
+        return f"nvcc ran another program: {shown}"
+    if caller == "ninja":
+        if name in SHELLS:
+            return None
+        return f"ninja ran another program: {shown}"
+    if caller in SHELLS:
+        if parent in ("ninja", "nvcc") and (COMPILER.match(name) or name in ("nvcc",)
+                                             or name in SHELLS):
+            return None
+        return f"a shell ran a program: {shown} (the shell's parent: {parent or '?'})"
+    return f"{caller} ran a program: {shown}"
+
+
+class Monitor:
+    """The judge's supervisor thread on one candidate process's listener descriptor."""
+
+    def __init__(self, fd, python_exe, triton_dir=None, read_only_root=True):
+        self.fd = fd
+        self.read_only_root = read_only_root  # bwrap: only scratch, caches and /tmp writable
+        self.python_exe = python_exe
+        self.triton_dir = triton_dir
+        self.syscalls = exec_syscalls()
+        self.refused = []      # reasons, in order, each once
+        self.programs = []     # "caller -> target" for every exec seen (first 50)
+        self.count = 0
+        self._stop = threading.Event()
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._thread = threading.Thread(target=self._serve, daemon=True, name="exec-monitor")
+        self._thread.start()
+
+    def _ioctl(self, request, buffer):
+        return self._libc.ioctl(self.fd, ctypes.c_ulong(request), buffer)
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                ready, _, failed = select.select([self.fd], [], [self.fd], 0.1)
+            except (OSError, ValueError):
+                return
+            if failed:
+                return
+            if not ready:
+                continue
+            buffer = ctypes.create_string_buffer(NOTIF.size)
+            if self._ioctl(IOCTL_RECV, buffer) != 0:
+                if ctypes.get_errno() in (4, 2):  # EINTR, ENOENT (the caller went away)
+                    continue
+                return
+            self._handle(NOTIF.unpack(buffer.raw))
+
+    def _handle(self, notif):
+        identifier, pid, _, number, _, _, *args = notif
+        name = self.syscalls.get(number, "execve")
+        if name == "execveat":
+            path = _resolve(pid, _read_string(pid, args[1]), ctypes.c_int(args[0]).value)
+            argv = _read_argv(pid, args[2])
+        else:
+            path = _resolve(pid, _read_string(pid, args[0]))
+            argv = _read_argv(pid, args[1])
+        caller_exe, parent, cmdline = _process(pid)
+        parent_exe = None
+        for _ in range(8):  # the first ancestor that is not a shell (a shell forks for `a; b`)
+            if not parent:
+                break
+            parent_exe, grandparent, _ = _process(parent)
+            if os.path.basename(parent_exe) not in SHELLS:
+                break
+            parent = grandparent
+        target, writable = _inspect_target(pid, path) if path else (None, False)
+        valid = self._ioctl(IOCTL_ID_VALID, ctypes.byref(ctypes.c_uint64(identifier))) == 0
+        if target is None:  # no such file (a PATH search): fails here, as it would anyway
+            response = RESPONSE.pack(identifier, 0, -2, 0)  # ENOENT
+            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            return
+        if not valid:
+            reason = None
+        elif writable and self.read_only_root:
+            reason = f"tried to run a program from a writable directory: {path}"
+        else:
+            reason = decide(caller_exe, cmdline, parent_exe, target, argv, self.python_exe,
+                            self.triton_dir)
+        self.count += 1
+        if len(self.programs) < 50:
+            self.programs.append(f"{os.path.basename(caller_exe)} -> {target}"
+                                 + ("" if reason is None else " (refused)"))
+        if reason and reason not in self.refused:
+            self.refused.append(reason)
+        response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
+                                 0 if reason else FLAG_CONTINUE)
+        self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(timeout=1)
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
