@@ -229,7 +229,8 @@ class CandidateProcess:
             return
         self.monitor = exec_monitor.Monitor(
             fds[0], sys.executable, triton_dir,
-            read_only_root=self.confinement.get("mechanism") == "bwrap")
+            read_only_root=self.confinement.get("mechanism") == "bwrap",
+            tree_root=self.process.pid)
 
     def extra_processes(self):
         """Processes of the candidate's tree besides the candidate process itself, seen from

@@ -1,4 +1,7 @@
-"""Every program the candidate's process tree runs, seen by the judge (docs/trust.md, class 6).
+"""Every program the candidate's process tree runs, seen by the judge (docs/trust.md, class 6);
+also every FIFO or device node it tries to make (mknod, refused) and every signal it sends outside
+its own process tree (kill, tgkill, pidfd_send_signal..., refused: the worker, the judge or the
+sandbox's init).
 
 The Python audit hook sees `subprocess` and `os.exec*`, but not an exec made below Python (libc
 `system()` or `execv()` through ctypes, `_posixsubprocess.fork_exec`, a C extension), nor what an
@@ -70,13 +73,18 @@ def _libseccomp():
     return lib
 
 
+SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+           "pidfd_send_signal")
+WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS
+
+
 def exec_syscalls():
-    """{number: name} of execve and execveat on this machine."""
+    """{number: name} of the watched system calls on this machine."""
     lib = _libseccomp()
     if lib is None:
         return {}
     numbers = {}
-    for name in ("execve", "execveat"):
+    for name in WATCHED:
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -93,7 +101,7 @@ def install():
     if not context:
         return None, "seccomp_init failed"
     try:
-        for name in (b"execve", b"execveat"):
+        for name in (item.encode() for item in WATCHED):
             number = lib.seccomp_syscall_resolve_name(name)
             if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
                 return None, f"seccomp_rule_add({name.decode()}) failed"
@@ -260,8 +268,9 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
 class Monitor:
     """The judge's supervisor thread on one candidate process's listener descriptor."""
 
-    def __init__(self, fd, python_exe, triton_dir=None, read_only_root=True):
+    def __init__(self, fd, python_exe, triton_dir=None, read_only_root=True, tree_root=None):
         self.fd = fd
+        self.tree_root = tree_root  # the candidate's process tree (bwrap or the process itself)
         self.read_only_root = read_only_root  # bwrap: only scratch, caches and /tmp writable
         self.python_exe = python_exe
         self.triton_dir = triton_dir
@@ -297,6 +306,22 @@ class Monitor:
     def _handle(self, notif):
         identifier, pid, _, number, _, _, *args = notif
         name = self.syscalls.get(number, "execve")
+        if name.startswith("mknod"):  # FIFOs and device nodes: no kernel build makes one
+            path = _read_string(pid, args[1] if name == "mknodat" else args[0])
+            reason = f"tried to make a FIFO or device node ({name}): {path}"
+            if reason not in self.refused:
+                self.refused.append(reason)
+            response = RESPONSE.pack(identifier, 0, -EPERM, 0)
+            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            return
+        if name in SIGNALS:
+            reason = self._signal_reason(pid, name, args)
+            if reason and reason not in self.refused:
+                self.refused.append(reason)
+            response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
+                                     0 if reason else FLAG_CONTINUE)
+            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            return
         if name == "execveat":
             path = _resolve(pid, _read_string(pid, args[1]), ctypes.c_int(args[0]).value)
             argv = _read_argv(pid, args[2])
@@ -325,6 +350,8 @@ class Monitor:
         else:
             reason = decide(caller_exe, cmdline, parent_exe, target, argv, self.python_exe,
                             self.triton_dir)
+            if reason and path != target:  # the name it asked for, and what that is
+                reason = reason.replace(target, f"{path} (= {target})", 1)
         self.count += 1
         if len(self.programs) < 50:
             self.programs.append(f"{os.path.basename(caller_exe)} -> {target}"
@@ -334,6 +361,49 @@ class Monitor:
         response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
                                  0 if reason else FLAG_CONTINUE)
         self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+
+    def _tree(self):
+        """{pid in the candidate's own namespace: pid here} for the candidate's processes
+        (bubblewrap's aside: its init is no target)."""
+        from kforge_worker.confinement import descendants
+        members = {}
+        for member in descendants(self.tree_root) if self.tree_root else []:
+            try:
+                with open(f"/proc/{member}/status") as handle:
+                    fields = dict(line.split(":", 1) for line in handle if ":" in line)
+            except OSError:
+                continue
+            if fields.get("Name", "").strip() == "bwrap":
+                continue
+            inner = fields.get("NSpid", str(member)).split()
+            members[int(inner[-1])] = member
+        return members
+
+    def _signal_reason(self, pid, name, args):
+        """None when the signal stays inside the candidate's own process tree."""
+        signal_number = ctypes.c_int(args[1] if name != "tgkill" and
+                                     name != "rt_tgsigqueueinfo" else args[2]).value
+        if name == "pidfd_send_signal":
+            target = None
+            try:
+                with open(f"/proc/{pid}/fdinfo/{ctypes.c_int(args[0]).value}") as handle:
+                    for line in handle:
+                        if line.startswith("Pid:"):
+                            target = int(line.split()[1])
+            except (OSError, ValueError):
+                return None  # not a pidfd: the call fails by itself
+            if target in self._tree().values():
+                return None
+            return (f"tried to signal another process (pidfd_send_signal, signal "
+                    f"{signal_number}, seen by the judge)")
+        target = ctypes.c_int(args[0]).value
+        if target == 0 and name == "kill":
+            return None  # its own process group
+        if target > 0 and target in self._tree():
+            return None
+        what = "every process it can see" if target == -1 else f"pid {target}"
+        return (f"tried to signal another process ({name} {what}, signal {signal_number}, "
+                f"seen by the judge)")
 
     def close(self):
         self._stop.set()

@@ -23,6 +23,9 @@ _state = {
     "write_roots": [],          # real paths under which the child may create or change files
     "candidate_files": set(),   # real paths of candidate sources: attribution of frames
     "candidate_modules": set(),  # module names of candidates: objects they may patch freely
+    "candidate_codes": {},      # id -> code object: code the candidate compiled or exec'd
+    "candidate_code_keys": set(),  # (bytecode, filename, name) of code objects it built
+    "known_threads": set(),     # threads alive before any candidate code ran
 }
 _local = threading.local()
 
@@ -59,6 +62,7 @@ def install(scratch_dir):
             pass
     allow_write(os.devnull)  # subprocess.DEVNULL opens it read-write
     _refused_class()  # resolved now, not from inside the hook
+    _state["known_threads"] = {thread.ident for thread in threading.enumerate()}
     if not _state["installed"]:
         sys.addaudithook(_hook)
         _state["installed"] = True
@@ -161,15 +165,42 @@ def _caller(skip_modules=()):
 
 
 def _is_candidate(frame):
-    """Candidate code: a registered candidate file, or any Python file at the top of the scratch
-    directory, where the harness puts the candidate's copy (known before its import runs)."""
-    return frame is not None and is_candidate_file(frame.f_code.co_filename)
+    """Candidate code: a registered candidate file, any file under the scratch directory or
+    another directory the candidate can write (where the harness puts the candidate's copy, and
+    where a helper module of its own would be), or a code object the candidate compiled, exec'd
+    or built itself (whatever file name it claims)."""
+    if frame is None:
+        return False
+    code = frame.f_code
+    return (id(code) in _state["candidate_codes"] or is_candidate_file(code.co_filename)
+            or (_state["candidate_code_keys"] and (code.co_code, code.co_filename, code.co_name)
+                in _state["candidate_code_keys"]))
 
 
 def is_candidate_file(filename):
-    return filename in _state["candidate_files"] or (
-        _state["scratch"] is not None and filename.endswith(".py")
-        and os.path.dirname(filename) == _state["scratch"])
+    if filename in _state["candidate_files"]:
+        return True
+    if _state["scratch"] is None or not filename or filename.startswith("<"):
+        return False
+    for root in [_state["scratch"]] + _state["write_roots"]:
+        if filename.startswith(root.rstrip(os.sep) + os.sep) and root != os.path.realpath(
+                os.devnull):
+            return True
+    return False
+
+
+def _mark_code(code, depth=0):
+    """A code object (and the functions defined in it) as the candidate's."""
+    if depth > 50 or id(code) in _state["candidate_codes"]:
+        return
+    _state["candidate_codes"][id(code)] = code  # kept alive: ids stay unique
+    for constant in code.co_consts:
+        if hasattr(constant, "co_code"):
+            _mark_code(constant, depth + 1)
+
+
+def _new_thread():
+    return threading.get_ident() not in _state["known_threads"]
 
 
 def _candidate_on_stack():
@@ -249,15 +280,71 @@ def _kill(args):
 
 
 def _when_candidate(reason):
-    """Refused when any candidate frame is on the stack (libraries may do it for themselves)."""
-    return lambda args: reason if _candidate_on_stack() else None
+    """Refused when any candidate frame is on the stack (libraries may do it for themselves),
+    or in a thread started after the candidate's import began (a candidate's thread running
+    library callables only, e.g. iter(gc.get_objects, None), has no candidate frame)."""
+    return lambda args: reason if _candidate_on_stack() or _new_thread() else None
+
+
+# Library code that asks for its caller's frame only to read the caller's module name.
+_FRAME_NAME_READERS = ("collections/__init__.py", "enum.py", "typing.py", "abc.py",
+                       "dataclasses.py", "warnings.py")
 
 
 def _frame_access(args):
     # A direct call from candidate code, or through inspect or traceback (currentframe, stack,
     # walk_stack): helpers that hand frames back to their caller.
-    if _is_candidate(_caller(skip_modules=("inspect.py", "traceback.py"))):
+    requester = _caller(skip_modules=("inspect.py", "traceback.py"))
+    if _is_candidate(requester):
         return "inspected the caller's frames (sys._getframe / inspect)"
+    # A library proxy handing the candidate its own frame (logging.currentframe is
+    # sys._getframe(1) in logging's file): from there f_back leads into the harness.
+    returned = args[0] if args and hasattr(args[0], "f_code") else None
+    if returned is not None and _is_candidate(returned) and not (
+            requester is not None and requester.f_code.co_filename.endswith(
+                _FRAME_NAME_READERS)):
+        name = os.path.basename(requester.f_code.co_filename) if requester else "?"
+        return f"inspected the caller's frames (its own frame through {name})"
+    return None
+
+
+def _compile(args):
+    """Code compiled while candidate code runs, under the name of an existing file it cannot
+    write, must be that file's own text (the import system's case): otherwise the file name is a
+    disguise (frames of that code would pass for the library's)."""
+    source, filename = args[0], args[1]
+    if not isinstance(filename, (str, bytes)) or not _candidate_on_stack():
+        return None
+    name = os.fsdecode(filename)
+    if name.startswith("<") or not os.path.isfile(name) or not _outside(name):
+        return None
+    if isinstance(source, str):
+        source = source.encode("utf-8", "surrogateescape")
+    try:
+        with open(name, "rb") as handle:
+            same = isinstance(source, bytes) and handle.read() == source
+    except OSError:
+        same = False
+    return None if same else f"compiled code under the name of another file ({name})"
+
+
+def _exec(args):
+    """Code run by exec/eval (or an import) while candidate code runs: the candidate's own when
+    it has no file of its own (a string, a made-up name) or its file is one it could write."""
+    code = args[0] if args else None
+    if not hasattr(code, "co_filename") or not _candidate_on_stack():
+        return None
+    name = code.co_filename
+    if name.startswith("<") or not os.path.isfile(name) or is_candidate_file(name):
+        _mark_code(code)
+    return None
+
+
+def _code_new(args):
+    """A code object built by the candidate (types.CodeType, code.replace): remembered by its
+    bytecode and names, so its frames are the candidate's whatever file name it claims."""
+    if len(args) >= 3 and _candidate_on_stack():
+        _state["candidate_code_keys"].add((args[0], args[1], args[2]))
     return None
 
 
@@ -330,6 +417,12 @@ _HANDLERS = {
     "resource.setrlimit": _when_candidate("changed its resource limits"),
     "resource.prlimit": _when_candidate("changed its resource limits"),
     "sys._getframe": _frame_access,
+    "compile": _compile,
+    "exec": _exec,
+    "code.__new__": _code_new,
+    "sqlite3.connect": lambda args: (f"tried to open a database outside its scratch directory: "
+                                     f"{_outside(args[0])}") if isinstance(args[0], (str, bytes))
+    and not os.fsdecode(args[0]).startswith(":") and _outside(args[0]) else None,
     "object.__getattr__": _getattr,
     "object.__setattr__": _setattr,
     "object.__delattr__": _setattr,
