@@ -263,7 +263,7 @@ def main():
         rows.append({"kind": kind, "case": name, "expected": expected,
                      "got": result.get("status"), "pass": passed, "note": note,
                      "reasons": reasons[:150], "seconds": round(time.monotonic() - started, 1)})
-        mark = "pass" if passed else "FAIL"
+        mark = "open" if passed is None else "pass" if passed else "FAIL"
         print(f"{kind:7} {name:44} {expected:24} {result.get('status', '?'):14} {mark:5} "
               f"{note or reasons[:90]}", flush=True)
 
@@ -314,6 +314,8 @@ def main():
                     survivors = processes_mentioning(canary_dir) + candidate_processes_left()
                     if survivors:
                         passed, note = False, f"processes outlived the evaluation: {survivors}"
+                if case.get("open") and not passed:  # a known gap, stated in docs/trust.md
+                    passed, note = None, f"OPEN (known gap): {note}"
                 row(kind, case["name"], expected, result, passed, note, started,
                     case.get("reason", ""))
         if args.legit != "none":
@@ -331,11 +333,12 @@ def main():
         listener.close()
 
     counted = [r for r in rows if r["pass"] is not None]
+    gaps = [r for r in rows if r["pass"] is None and r.get("got") != "skipped"]
     by_kind = {}
     for r in counted:
         total, good = by_kind.get(r["kind"], (0, 0))
         by_kind[r["kind"]] = (total + 1, good + bool(r["pass"]))
-    skipped = len(rows) - len(counted)
+    skipped = len(rows) - len(counted) - len(gaps)
     print()
     for kind in ("attack", "fault", "legit"):
         if kind in by_kind:
@@ -345,7 +348,8 @@ def main():
             print(f"{label}: {good}/{total}")
     failed = sum(1 for r in counted if not r["pass"])
     print(f"total: {len(counted) - failed}/{len(counted)} pass, {failed} fail, "
-          f"{skipped} skipped (GPU only) on {args.device}")
+          f"{skipped} skipped (GPU only), {len(gaps)} open (known gaps: "
+          f"{', '.join(r['case'] for r in gaps) or 'none'}) on {args.device}")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=1)

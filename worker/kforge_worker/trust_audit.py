@@ -64,8 +64,49 @@ def install(scratch_dir):
     _refused_class()  # resolved now, not from inside the hook
     _state["known_threads"] = {thread.ident for thread in threading.enumerate()}
     if not _state["installed"]:
+        _guard_signal_handlers()
         sys.addaudithook(_hook)
         _state["installed"] = True
+
+
+def _guard_signal_handlers():
+    """A Python signal handler is called with the frame the main thread was running when the
+    signal came: from there f_back and f_locals reach the harness's objects, with no audit event
+    on the way. Python has no audit event for installing one either, so `signal.signal` (and
+    `_signal.signal` under it) are wrapped before any candidate code runs: candidate code may not
+    install a handler (a kernel has no use for one)."""
+    import _signal
+    import signal as signal_module
+    original = _signal.signal
+
+    def by_candidate():
+        busy = getattr(_local, "busy", False)
+        _local.busy = True  # our own stack walk is no frame access
+        try:
+            return _candidate_on_stack() or _new_thread()
+        finally:
+            _local.busy = busy
+
+    def guarded(signalnum, handler):
+        if by_candidate():
+            reason = f"installed a signal handler (signal {int(signalnum)}: a handler receives " \
+                     f"the harness's frames)"
+            record(reason)
+            raise refusal(reason)
+        return original(signalnum, handler)
+
+    guarded.__wrapped__ = original
+    _signal.signal = guarded
+    signal_module._signal.signal = guarded
+    python_level = signal_module.signal
+
+    def guarded_module(signalnum, handler):
+        if by_candidate():
+            return guarded(signalnum, handler)
+        return python_level(signalnum, handler)
+
+    guarded_module.__wrapped__ = python_level
+    signal_module.signal = guarded_module
 
 
 def allow_write(path):
@@ -286,9 +327,11 @@ def _when_candidate(reason):
     return lambda args: reason if _candidate_on_stack() or _new_thread() else None
 
 
-# Library code that asks for its caller's frame only to read the caller's module name.
-_FRAME_NAME_READERS = ("collections/__init__.py", "enum.py", "typing.py", "abc.py",
-                       "dataclasses.py", "warnings.py")
+# A library function that only hands a frame back to its caller (logging.currentframe is
+# `lambda: sys._getframe(1)` in logging's file): called by candidate code, it is the candidate
+# asking. Library code that uses a frame for itself (torch.library recording where an operator
+# was registered, namedtuple reading its caller's module name) stays allowed.
+_FRAME_PROXIES = ("<lambda>", "currentframe", "_getframe", "getframe", "get_frame")
 
 
 def _frame_access(args):
@@ -297,14 +340,10 @@ def _frame_access(args):
     requester = _caller(skip_modules=("inspect.py", "traceback.py"))
     if _is_candidate(requester):
         return "inspected the caller's frames (sys._getframe / inspect)"
-    # A library proxy handing the candidate its own frame (logging.currentframe is
-    # sys._getframe(1) in logging's file): from there f_back leads into the harness.
-    returned = args[0] if args and hasattr(args[0], "f_code") else None
-    if returned is not None and _is_candidate(returned) and not (
-            requester is not None and requester.f_code.co_filename.endswith(
-                _FRAME_NAME_READERS)):
-        name = os.path.basename(requester.f_code.co_filename) if requester else "?"
-        return f"inspected the caller's frames (its own frame through {name})"
+    if requester is not None and requester.f_code.co_name in _FRAME_PROXIES and \
+            _is_candidate(requester.f_back):
+        where = os.path.basename(requester.f_code.co_filename)
+        return f"inspected the caller's frames (through {where}: {requester.f_code.co_name})"
     return None
 
 

@@ -14,12 +14,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def test_corpora_cpu_subset():
     run = subprocess.run([sys.executable, os.path.join(REPO, "tests", "run_corpora.py"),
                           "--device", "cpu", "--legit", "quick"], cwd=REPO,
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=2400)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 fail" in run.stdout
 
 
 GPU_ONLY = [("tests/faults/f02_illegal_address.py", "wild_store_kernel"),
+            ("tests/adversarial/a27_work_in_output_copy.py", "softmax_kernel"),
             ("tests/faults/f03_gpu_hang.py", "spin_kernel"),
             ("tests/adversarial/a03_side_stream.py", "softmax_kernel"),
             ("tests/adversarial/a10_cuda_graph_stale.py", "softmax_kernel"),

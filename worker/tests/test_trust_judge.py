@@ -1,0 +1,224 @@
+"""What the judge sees from outside the candidate process (issue 18): the exec/signal/mknod
+monitor (exec_monitor.py: a seccomp user-notification listener serviced in the judge), the
+channel's per-request nonce (a forged reply is rejected), and the audit hook's attribution of
+disguised code (fake file names, helper modules, library frame proxies, the candidate's
+threads). Each live check runs in a child process: a seccomp filter and an audit hook cannot be
+removed from the process that installs them."""
+
+import array
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from kforge_worker import exec_monitor
+
+WORKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = sys.executable
+GCC = "/usr/bin/x86_64-linux-gnu-gcc-12"
+
+
+@pytest.mark.parametrize("caller, parent, target, argv, allowed", [
+    (PY, None, "/usr/bin/x86_64-linux-gnu-gcc-12", ["gcc", "-c", "x.c"], True),
+    (PY, None, "/usr/bin/ninja", ["ninja", "-v"], True),
+    (PY, None, "/usr/sbin/ldconfig", ["ldconfig", "-p"], True),
+    (PY, None, "/usr/sbin/ldconfig", ["ldconfig", "-C", "/x"], False),
+    (PY, None, "/usr/bin/dash", ["sh", "-c", "touch x"], False),
+    (PY, None, "/usr/bin/touch", ["touch", "x"], False),
+    (PY, None, GCC, ["gcc", "-wrapper", "/bin/sh,-c,id", "x.c"], False),
+    (PY, None, GCC, ["gcc", "-B/tmp/evil", "x.c"], False),
+    (GCC, PY, "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", ["cc1"], True),
+    (GCC, PY, "/usr/bin/x86_64-linux-gnu-as", ["as"], True),
+    (GCC, PY, "/usr/bin/dash", ["sh", "-c", "id"], False),
+    ("/usr/bin/ninja", PY, "/usr/bin/dash", ["/bin/sh", "-c", "c++ x.cpp"], True),
+    ("/usr/bin/ninja", PY, "/usr/bin/touch", ["touch"], False),
+    ("/usr/bin/dash", "/usr/bin/ninja", "/usr/bin/x86_64-linux-gnu-g++-12", ["c++"], True),
+    ("/usr/bin/dash", "/usr/bin/ninja", "/usr/bin/id", ["id"], False),
+    ("/usr/bin/dash", PY, GCC, ["gcc"], False),
+])
+def test_exec_policy(caller, parent, target, argv, allowed):
+    reason = exec_monitor.decide(caller, [], parent, target, argv, PY)
+    assert (reason is None) == allowed, reason
+
+
+CHILD = r"""
+import array, ctypes, json, os, socket, subprocess, sys, time
+from kforge_worker import exec_monitor
+ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # no_new_privs
+sock = socket.socket(fileno=int(sys.argv[1]))
+fd, why = exec_monitor.install()
+sock.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+os.close(fd)
+sock.recv(1)  # the judge's monitor is running
+results = {}
+def attempt(name, action):
+    try:
+        action()
+        results[name] = "allowed"
+    except PermissionError:
+        results[name] = "refused"
+    except Exception as error:
+        results[name] = type(error).__name__
+attempt("true", lambda: subprocess.run(["/bin/true"], check=True))
+attempt("gcc", lambda: subprocess.run(["gcc", "--version"], check=True, capture_output=True))
+attempt("fifo", lambda: os.mkfifo(os.path.join(sys.argv[2], "fifo")))
+attempt("kill_parent", lambda: os.kill(os.getppid(), 0))
+attempt("kill_self", lambda: os.kill(os.getpid(), 0))
+libc = ctypes.CDLL(None, use_errno=True)
+results["libc_system"] = libc.system(b"true")
+print(json.dumps(results))
+"""
+
+
+def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
+    if not exec_monitor.exec_syscalls():
+        pytest.skip("libseccomp is not installed")
+    ours, theirs = socket.socketpair()
+    child = subprocess.Popen([PY, "-c", CHILD, str(theirs.fileno()), str(tmp_path)],
+                             pass_fds=(theirs.fileno(),), stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": WORKER_DIR})
+    theirs.close()
+    fds = array.array("i")
+    _, ancillary, _, _ = ours.recvmsg(1, socket.CMSG_SPACE(fds.itemsize))
+    fds.frombytes(ancillary[0][2])
+    monitor = exec_monitor.Monitor(fds[0], PY, read_only_root=False, tree_root=child.pid)
+    ours.send(b"g")
+    out, _ = child.communicate(timeout=120)
+    monitor.close()
+    results = json.loads(out.strip().splitlines()[-1])
+    assert results["true"] == "refused"
+    assert results["gcc"] in ("allowed", "FileNotFoundError")
+    assert results["fifo"] == "refused" and not (tmp_path / "fifo").exists()
+    assert results["kill_parent"] == "refused"
+    assert results["kill_self"] == "allowed"
+    assert results["libc_system"] != 0  # /bin/sh refused: system() fails
+    named = "\n".join(monitor.refused)
+    for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh"):
+        assert text in named, (text, named)
+
+
+def test_a_reply_without_the_requests_nonce_is_rejected():
+    from kforge_worker.candidate_proxy import CandidateProcess
+    from kforge_worker.channel import Channel
+    from kforge_worker.errors import Failure
+    from kforge_worker.sandbox import Output
+
+    class Process:
+        pid = os.getpid()
+
+        def poll(self):
+            return None
+
+    ours, theirs = socket.socketpair()
+    proxy = CandidateProcess.__new__(CandidateProcess)
+    proxy.channel, proxy.closed, proxy.confinement = Channel(ours), False, {}
+    proxy.process, proxy.output, proxy.over_limit = Process(), Output(), threading.Event()
+    proxy.deadline, proxy.timeout_s, proxy.ops_s = time.monotonic() + 60, 10.0, {}
+    proxy._exit_code, proxy._last_op, proxy._nonce = None, None, None
+    proxy._drainer = threading.Thread(target=lambda: None)
+    proxy._drainer.start()
+    proxy.close = lambda: setattr(proxy, "closed", True)
+    other = Channel(theirs)
+    proxy.send({"op": "call"})
+    request, _ = other.receive()
+    other.send({"ok": True, "nonce": request["nonce"]})
+    assert proxy.reply()["ok"] is True
+    proxy.send({"op": "finish"})
+    other.receive()
+    other.send({"ok": True, "violations": []})  # forged: written without the nonce
+    with pytest.raises(Failure) as caught:
+        proxy.reply()
+    assert caught.value.status == "rejected" and "forged" in caught.value.message
+
+
+AUDIT_CHILD = r"""
+import gc, json, os, sys, threading, time
+from kforge_worker import trust, trust_audit
+scratch = sys.argv[1]
+trust.child_setup(scratch)
+helpers = os.path.join(scratch, "helpers")
+os.makedirs(helpers)
+with open(os.path.join(helpers, "kf_helper.py"), "w") as handle:
+    handle.write("import gc\ndef objects():\n    return len(gc.get_objects())\n")
+with open(os.path.join(scratch, "cand.py"), "w") as handle:
+    handle.write('''
+import gc, logging, os, sys, threading
+import torch
+def own_frame():
+    return logging.currentframe()
+def fake_name():
+    code = compile("import gc\\nn = len(gc.get_objects())", torch.__file__, "exec")
+    exec(code, {})
+def exec_string():
+    exec("import gc\\ndef f():\\n    return len(gc.get_objects())", globals())
+    return threading_run(globals()["f"])
+def threading_run(target):
+    box = []
+    thread = threading.Thread(target=lambda: box.append(_attempt(target)))
+    thread.start(); thread.join()
+    return box[0]
+def _attempt(target):
+    try:
+        target(); return "allowed"
+    except PermissionError:
+        return "refused"
+def library_callable_in_thread():
+    box = []
+    thread = threading.Thread(target=lambda: box.append(_attempt(gc.get_objects)))
+    thread.start(); thread.join()
+    return box[0]
+def helper():
+    sys.path.insert(0, os.path.join(os.getcwd(), "helpers"))
+    import kf_helper
+    return threading_run(kf_helper.objects)
+def named_tuple():
+    import collections
+    return collections.namedtuple("P", "a b")(1, 2).a
+def logs():
+    logging.getLogger("cand").warning("a candidate may log")
+def signal_handler():
+    import signal
+    signal.signal(signal.SIGUSR1, lambda *args: None)
+def registers():
+    global LIBRARY
+    LIBRARY = torch.library.Library("kf_test_ns", "DEF")
+''')
+sys.path.insert(0, scratch)
+os.chdir(scratch)
+import cand
+results = {}
+for name in ("own_frame", "fake_name", "exec_string", "library_callable_in_thread", "helper",
+             "named_tuple", "logs", "registers", "signal_handler"):
+    try:
+        value = getattr(cand, name)()
+        results[name] = value if isinstance(value, str) else "allowed"
+    except PermissionError:
+        results[name] = "refused"
+results["harness_gc"] = "allowed" if gc.get_objects() else "?"
+import signal
+signal.signal(signal.SIGUSR2, signal.SIG_DFL)  # the harness itself may
+results["harness_signal"] = "allowed"
+print(json.dumps({"results": results, "violations": trust_audit.violations}))
+"""
+
+
+def test_disguised_candidate_code_is_still_the_candidates(tmp_path):
+    run = subprocess.run([PY, "-c", AUDIT_CHILD, str(tmp_path)], capture_output=True,
+                         text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": WORKER_DIR})
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    results = report["results"]
+    for name in ("own_frame", "fake_name", "exec_string", "library_callable_in_thread",
+                 "helper", "signal_handler"):
+        assert results[name] == "refused", (name, results)
+    assert results["named_tuple"] == results["logs"] == results["registers"] == "allowed"
+    assert results["harness_gc"] == results["harness_signal"] == "allowed"
+    violations = "\n".join(report["violations"])
+    assert "through __init__.py: <lambda>" in violations  # logging.currentframe
+    assert "under the name of another file" in violations
