@@ -115,7 +115,8 @@ class Host:
         from kforge_worker import exec_monitor
         if self.sealed:
             return _reply_error(self, "internal", "already sealed")
-        fd, why = exec_monitor.install()
+        from kforge_worker.confinement import DENIED_SYSCALLS
+        fd, why = exec_monitor.install(DENIED_SYSCALLS if request.get("deny") else ())
         self.sealed = True
         if fd is None:
             return self.send({"ok": True, "exec_monitor": False, "why": why})

@@ -204,7 +204,8 @@ class CandidateProcess:
         """Before any candidate code: every exec of the candidate's process tree is referred to
         the judge from now on (exec_monitor.py). Without libseccomp the evaluation goes on with
         a note (the audit hook still sees exec through Python)."""
-        self.send({"op": "seal"})
+        # without bubblewrap nothing installed the system-call denylist: the seal does
+        self.send({"op": "seal", "deny": self.confinement.get("mechanism") != "bwrap"})
         reply = self.reply(keep_fds=True)
         if not reply.get("exec_monitor"):
             for fd in reply.get("fds") or []:

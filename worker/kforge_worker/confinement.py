@@ -162,7 +162,20 @@ def environment(scratch, cache, device, worker_path):
     return env
 
 
-def _limits():
+def _drop_capabilities():
+    """Without bubblewrap (which drops them itself): no capabilities, bounding set included,
+    so a candidate started by root cannot read other processes' memory or environment
+    (/proc/PID/environ of a non-dumpable judge), override file permissions or signal anyone."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in range(64):
+        libc.prctl(24, capability, 0, 0, 0)     # PR_CAPBSET_DROP (EINVAL past the last)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    libc.capset(header, data)
+
+
+def _limits(drop_capabilities=False):
     """In the new process before exec: rlimits and no_new_privs (inherited by everything it
     starts; bwrap sets no_new_privs too)."""
     import ctypes
@@ -175,6 +188,8 @@ def _limits():
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(38, 1, 0, 0, 0)                  # PR_SET_NO_NEW_PRIVS
     libc.prctl(1, signal.SIGKILL, 0, 0, 0)      # PR_SET_PDEATHSIG: dies with the judge
+    if drop_capabilities:
+        _drop_capabilities()
 
 
 def _hidden_homes():
@@ -235,7 +250,8 @@ def start(scratch, cache, device, sock_fd, warm=False):
         process = subprocess.Popen(command, env=env, cwd=scratch, pass_fds=pass_fds,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, start_new_session=True,
-                                   preexec_fn=_limits)
+                                   preexec_fn=_limits if state["mechanism"] == "bwrap" else
+                                   lambda: _limits(drop_capabilities=True))
     finally:
         for fd in (status_w, seccomp_fd):
             if fd is not None:

@@ -408,6 +408,8 @@ class Evaluation:
         # every exec of the candidate's process tree goes through the judge from here on
         self.candidate.seal()
         self.result["confinement"]["exec_monitor"] = self.candidate.monitor is not None
+        if self.candidate.monitor is not None:  # the seal installs the denylist without bwrap
+            self.result["confinement"]["seccomp"] = True
         if self.candidate.seal_note:
             self.result.setdefault("notes", []).append(self.candidate.seal_note)
         if self.candidate.confinement.get("warning"):
@@ -795,8 +797,20 @@ class Evaluation:
         return self.result
 
 
+def _not_dumpable():
+    """/proc/PID/environ, mem and the like of this process readable by nobody without
+    CAP_SYS_PTRACE: without bubblewrap's PID namespace a candidate process could otherwise read
+    the worker's original environment there (secrets scrubbed from os.environ stay in it)."""
+    import ctypes
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    except (OSError, AttributeError):
+        pass
+
+
 def _evaluate_child(request, scratch):
     started = time.monotonic()
+    _not_dumpable()
     if request.get("device", "cuda") == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     import torch  # already imported by the worker; CUDA initialises in this child
@@ -850,6 +864,7 @@ def handle(request):
     if request.get("precision", "calibrated") not in ("calibrated", "kernelbench"):
         raise RequestError("failed to evaluate: precision must be calibrated or kernelbench")
     from kforge_worker import warm_pool
+    _not_dumpable()  # the worker too (its children inherit nothing of it: exec resets it)
     device = request.get("device", "cuda")
     # The warm candidate process goes to this request's judge (a forked child: it inherits
     # this reference); whatever the judge did with it, it is discarded here afterwards.

@@ -91,9 +91,10 @@ def exec_syscalls():
     return numbers
 
 
-def install():
+def install(deny=()):
     """In the candidate process, before candidate code runs: the notifying filter on every
-    thread. Returns (listener fd, None) or (None, why not)."""
+    thread (and, where bubblewrap did not install confinement.DENIED_SYSCALLS already, those
+    refused with EPERM: `deny`). Returns (listener fd, None) or (None, why not)."""
     lib = _libseccomp()
     if lib is None:
         return None, "libseccomp is not installed"
@@ -105,6 +106,10 @@ def install():
             number = lib.seccomp_syscall_resolve_name(name)
             if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
                 return None, f"seccomp_rule_add({name.decode()}) failed"
+        for name in deny:
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number >= 0:
+                lib.seccomp_rule_add(context, 0x00050000 | EPERM, number, 0)
         if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
             return None, "seccomp TSYNC is not available"
         result = lib.seccomp_load(context)
