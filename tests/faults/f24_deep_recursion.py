@@ -1,5 +1,6 @@
-"""Fault 24 (signals and limits, 9): raise the recursion limit to a million and recurse until the
-C stack overflows. The candidate process dies; the worker must carry on."""
+"""Fault 24 (signals and limits, 9): raise the recursion limit to a million and recurse through a
+C function (map) at every level, so the C stack overflows before the limit: the candidate process
+dies (SIGSEGV) or Python stops it (RecursionError); the worker must carry on."""
 import sys
 import torch
 import torch.nn as nn
@@ -39,7 +40,7 @@ def _copy(y):
 
 
 def _deep(n):
-    return _deep(n + 1) + 1
+    return list(map(_deep, [n + 1]))
 
 
 class ModelNew(nn.Module):
