@@ -597,7 +597,8 @@ class Evaluation:
                                                     round_index, warmup if not round_index else 0)
                 else:
                     ms, wall = timing.time_block([runners[name](i) for i in chosen], flush,
-                                                 warmup if not round_index else 0, sink, cpu=cpu)
+                                                 warmup if not round_index else 0, sink, cpu=cpu,
+                                                 seed=FORWARD_SEED)
                 if round_index:  # round 0 is the warm-up, discarded
                     samples[name] += ms
                     gaps[name].append((wall * 1e3 - sum(ms)) / len(ms))
@@ -643,7 +644,8 @@ class Evaluation:
                   for slot, index in zip(slots, chosen)]
         began = time.perf_counter()
         reply = self.candidate.request({"op": "time", "trials": trials, "warmup": warmup,
-                                        "flush": bool(self.request["flush_l2"])})
+                                        "flush": bool(self.request["flush_l2"]),
+                                        "seed": FORWARD_SEED})
         wall = time.perf_counter() - began
         ms = reply.get("ms")
         if not (isinstance(ms, list) and len(ms) == len(trials) and all(
