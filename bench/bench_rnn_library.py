@@ -139,6 +139,9 @@ def main():
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--sweep", default="", help="tasks whose kernel variants are swept")
     parser.add_argument("--json", default="")
+    parser.add_argument("--task-dir", default=os.path.join(ROOT, "tasks"),
+                        help="where the task files are: ours (default) or the public KernelBench "
+                             "files, e.g. ../shared/kernelbench/level3")
     parser.add_argument("--no-compile", action="store_true",
                         help="skip the torch.compile baseline (slow to build; for kernel work)")
     parser.add_argument("--budget-s", type=float, default=300)
@@ -165,7 +168,7 @@ def main():
         if time.time() - began > args.budget_s:
             print(f"{task_name}: skipped, time budget spent", flush=True)
             continue
-        task = load_task(os.path.join(ROOT, "tasks", f"{task_name}.py"), shrink=args.cpu_check)
+        task = load_task(os.path.join(args.task_dir, f"{task_name}.py"), shrink=args.cpu_check)
         module, model_new = load_candidate(os.path.join(ROOT, "library", entry, "candidate.py"),
                                            f"library/{entry}/candidate.py")
         record = {"entry": entry}
