@@ -26,7 +26,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 
 from kforge_worker.correctness import Comparison, output_list  # noqa: E402
-from kforge_worker.evaluate import clone_values, seed_all, to_float64  # noqa: E402
+from kforge_worker.evaluate import FORWARD_SEED, clone_values, seed_all, to_float64  # noqa: E402
 from kforge_worker.task_loader import load_candidate, load_task  # noqa: E402
 from kforge_worker.timing import (compile_runner, cuda_graph_runner, eager_runner,  # noqa: E402
                                   time_interleaved)
@@ -115,8 +115,13 @@ def check(task, model_new, comparison, input_seeds, where):
     with torch.no_grad():
         for seed in input_seeds:
             inputs = inputs_for(task, seed)
+            # the same RNG state before each forward, as the judge seeds it (35_LSTM draws h0/c0
+            # in forward)
+            seed_all(FORWARD_SEED)
             got = output_list(candidate(*clone_values(inputs)), "candidate")
+            seed_all(FORWARD_SEED)
             want = output_list(reference(*clone_values(inputs)), "reference")
+            seed_all(FORWARD_SEED)
             want64 = output_list(reference64(*[x.double() for x in inputs]), "reference64")
             sync()
             comparison.add([g.cpu() for g in got], [w.cpu() for w in want],
@@ -134,6 +139,9 @@ def main():
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--sweep", default="", help="tasks whose kernel variants are swept")
     parser.add_argument("--json", default="")
+    parser.add_argument("--task-dir", default=os.path.join(ROOT, "tasks"),
+                        help="where the task files are: ours (default) or the public KernelBench "
+                             "files, e.g. ../shared/kernelbench/level3")
     parser.add_argument("--no-compile", action="store_true",
                         help="skip the torch.compile baseline (slow to build; for kernel work)")
     parser.add_argument("--budget-s", type=float, default=300)
@@ -160,7 +168,7 @@ def main():
         if time.time() - began > args.budget_s:
             print(f"{task_name}: skipped, time budget spent", flush=True)
             continue
-        task = load_task(os.path.join(ROOT, "tasks", f"{task_name}.py"), shrink=args.cpu_check)
+        task = load_task(os.path.join(args.task_dir, f"{task_name}.py"), shrink=args.cpu_check)
         module, model_new = load_candidate(os.path.join(ROOT, "library", entry, "candidate.py"),
                                            f"library/{entry}/candidate.py")
         record = {"entry": entry}

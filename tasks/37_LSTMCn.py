@@ -1,4 +1,5 @@
-"""Level 3, 37_LSTMCn: 6-layer LSTM (batch_first), returns the final cell state c_n."""
+"""Level 3, 37_LSTMCn: 6-layer LSTM (batch_first), returns the final cell state c_n;
+h0/c0 are inputs."""
 
 import torch
 import torch.nn as nn
@@ -7,18 +8,17 @@ import torch.nn as nn
 class Model(nn.Module):
     def __init__(self, input_size, hidden_size, num_layers, output_size, dropout=0.0):
         super().__init__()
-        # Initial states are drawn once, at construction, from the global RNG (seeded by the
-        # harness), with the module-level batch_size, as the public KernelBench files do.
-        self.h0 = torch.randn((num_layers, batch_size, hidden_size))
-        self.c0 = torch.randn((num_layers, batch_size, hidden_size))
+        # Built as the public KernelBench file builds it: the LSTM, then the linear head, and
+        # no other random draw; h0/c0 are inputs.
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
         self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True,
                             dropout=dropout, bidirectional=False)
         self.fc = nn.Linear(hidden_size, output_size)
 
-    def forward(self, x):
-        self.h0 = self.h0.to(x.device)
-        self.c0 = self.c0.to(x.device)
-        out, state = self.lstm(x, (self.h0, self.c0))
+    def forward(self, x, h0, c0):
+        out, state = self.lstm(x, (h0, c0))
+        out = self.fc(out[:, -1, :])  # computed and dropped, as in the public file
         return state[1]
 
 
@@ -32,7 +32,9 @@ dropout = 0.0
 
 
 def get_inputs():
-    return [torch.randn(batch_size, sequence_length, input_size)]
+    state = (num_layers, batch_size, hidden_size)
+    return [torch.rand(batch_size, sequence_length, input_size), torch.rand(state),
+            torch.rand(state)]
 
 
 def get_init_inputs():

@@ -1245,25 +1245,27 @@ def _task_constant(name, default):
 class ModelNew(nn.Module):
     """38_LSTMBidirectional: bidirectional LSTM stack, persistent cluster kernel (Triton on CPU).
 
-    The nn.LSTM only holds the parameters (same names and order as the task's Model); the
-    forward never calls it."""
+    Built as KernelBench's Model builds itself: the nn.LSTM, then the nn.Linear head, and no
+    other random draw, so the same seed gives the same weights (same parameter names and
+    order). The nn.LSTM only holds the parameters; the forward never calls it."""
 
     def __init__(self, input_size, hidden_size, num_layers, output_size, dropout=0.0):
         super().__init__()
-        batch = _task_constant("batch_size", 10)
-        # same RNG draws, in the same order, as the task's Model.__init__
-        self.h0 = torch.randn((num_layers * 2, batch, hidden_size))
-        self.c0 = torch.randn((num_layers * 2, batch, hidden_size))
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
         self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True,
                             dropout=dropout, bidirectional=True)
         self.fc = nn.Linear(hidden_size * 2, output_size)
         self._packed = _PackedWeights()
 
     def forward(self, x, h0=None, c0=None):
-        self.h0 = self.h0.to(x.device)
-        self.c0 = self.c0.to(x.device)
-        h0 = self.h0 if h0 is None else h0
-        c0 = self.c0 if c0 is None else c0
+        # Initial states the caller does not pass are drawn here, h0 then c0, with the same
+        # calls as KernelBench's 35_LSTM forward (the harness seeds the RNG before every call,
+        # identically for the reference and the candidate).
+        if h0 is None:
+            h0 = torch.randn(self.num_layers * 2, x.size(0), self.hidden_size, device=x.device)
+        if c0 is None:
+            c0 = torch.randn(self.num_layers * 2, x.size(0), self.hidden_size, device=x.device)
         out, h_n, c_n = rnn_forward(self.lstm, self._packed, x, h0, c0, lstm=True)
         # the linear head on the last time step, as the task's fc(out[:, -1, :])
         return torch.addmm(self.fc.bias, out[:, -1, :], self.fc.weight.t())

@@ -21,7 +21,8 @@ Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, 
   unmap    {ids}
   build    {args, seed}
   call     {args, outputs, seed}       guarded forward, outputs copied into buffers `outputs`
-  time     {trials: [{args, outputs}], warmup, flush}   event-timed forwards
+  time     {trials: [{args, outputs}], warmup, flush, seed}   event-timed forwards, the RNG
+                                                         seeded before each (as for a call)
   profile  {args}                      one forward under the profiler (GPU)
   finish   {}                          violations, side effects, notes
 Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"list": [...]}."""
@@ -216,7 +217,7 @@ class Host:
             samples, _ = timing.time_block(
                 [lambda args=args: self.model(*args) for args, _ in trials],
                 self.flush if request.get("flush") else None, int(request.get("warmup", 0)),
-                after=after, cpu=cpu)
+                after=after, cpu=cpu, seed=request.get("seed"))
         except BaseException as error:
             status, text, location = self.candidate_failure(error, "time ModelNew.forward")
             return _reply_error(self, status, text, location)

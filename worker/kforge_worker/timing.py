@@ -23,6 +23,8 @@ import time
 
 import torch
 
+from kforge_worker.seeding import seed_all
+
 DEFAULT_L2_BYTES = 256 * 1024 * 1024
 
 
@@ -141,9 +143,10 @@ class _HostEvent:
         return (end.at - self.at) * 1e3
 
 
-def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False):
+def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None):
     """One block of timed trials, the same loop in the judge (baselines) and in the candidate
-    process: per trial flush L2, synchronise, CUDA events around one call, synchronise; then,
+    process: per trial (given `seed`) seed the RNG as before every checked forward, flush L2,
+    synchronise, CUDA events around one call, synchronise; then,
     outside the events, the trial's outputs go to `after(index, output)` or are copied into
     `sink` (a list of tensors), so both sides do the same per-trial work besides the call.
     Returns (event ms per trial, wall seconds of the block after the warm-up). `cpu`: host
@@ -157,6 +160,8 @@ def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False):
         samples = []
         began = time.perf_counter()
         for index, fn in enumerate(fns):
+            if seed is not None:  # a forward drawing random numbers (h0) draws what was checked
+                seed_all(seed)
             if flush is not None:
                 flush.zero_()
             synchronize()
