@@ -28,12 +28,13 @@ import re
 import statistics
 import time
 
-from kforge_worker import numerics
+from kforge_worker import numerics, numerics_report
 from kforge_worker.errors import Failure, describe
 from kforge_worker.seeding import fresh_seed, seed_all
 from kforge_worker.task_loader import LoadError, alternative_overrides, load_task
 
 DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "calibrated",
+            "numerics": "tolerance",
             "input_sets": 5, "trials": 100, "warmup": 10, "flush_l2": True, "timeout_s": 600,
             "allow_pytorch_only": False, "check_generalization": True, "baselines": ["eager"],
             "profile": True, "timing_budget_s": 120}
@@ -261,6 +262,8 @@ class Evaluation:
         self.fp64_error = None
         self.fp64_missing = False
         self.candidate = None
+        self.source = b""
+        self.numerics_seen = None  # what the candidate process said each call computed in
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -372,6 +375,7 @@ class Evaluation:
             raise Failure("rejected", f"mutated input {changed[0]} in place ({where})",
                           reasons=[f"mutated input {changed[0]} in place"])
         self.last_call = reply
+        self.numerics_seen = numerics_report.merge(self.numerics_seen, reply.get("numerics"))
         return slots.outputs(reply.get("outputs"), where)
 
     # ---- steps ------------------------------------------------------------------------------
@@ -397,6 +401,7 @@ class Evaluation:
         self.result["warm_start"] = host is not None
         if host is None:
             host = warm_pool.WarmHost(self.device)
+        self.source = source
         self.copy_path = os.path.join(host.scratch, "kforge_candidate.py")
         with open(self.copy_path, "wb") as handle:
             handle.write(source)
@@ -703,6 +708,33 @@ class Evaluation:
         self.result["side_effects"] = [str(v)[:300] for v in (reply.get("side_effects") or [])][:40]
         return violations
 
+    def assess_numerics(self):
+        """The result's `numerics`: the precision the candidate computed in (numerics_report)
+        and, under `strict`, the reason to reject it; None for the reason when there is none."""
+        import torch
+        dtypes = set()
+        for value in list(getattr(self, "first_set", None) or []):
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                dtypes.add(numerics_report.short_dtype(value.dtype))
+        reference = getattr(self, "reference", None)
+        if reference is not None:
+            for tensor in list(reference.parameters()) + list(reference.buffers()):
+                if tensor.is_floating_point():
+                    dtypes.add(numerics_report.short_dtype(tensor.dtype))
+        for dtype, _ in getattr(getattr(self, "slots", [None])[0], "expected", []):
+            if dtype.is_floating_point:
+                dtypes.add(numerics_report.short_dtype(dtype))
+        try:
+            text = self.source.decode("utf-8", "replace")
+        except AttributeError:
+            text = ""
+        report = numerics_report.assess(
+            self.request["numerics"], dtypes, self.numerics_seen,
+            numerics_report.source_facts(text), self.settings,
+            (getattr(self, "policy", None) or {}).get("ops"))
+        self.result["numerics"] = report
+        return numerics_report.rejection(report)
+
     def phase(self, name, step):
         began = time.monotonic()
         try:
@@ -746,6 +778,14 @@ class Evaluation:
                 self.result["candidate_start_s"] = round(self.candidate.start_s, 3)
                 self.result["candidate_ops_s"] = self.candidate.ops_s
                 self.candidate.close()
+        try:
+            lowered = self.assess_numerics()
+        except Exception as error:  # the report explains; it never costs the verdict
+            self.result["numerics"] = {"policy": self.request["numerics"], "summary": None,
+                                       "error": f"{type(error).__name__}: {str(error)[:200]}"}
+            lowered = None
+        if lowered:  # --numerics strict: lower precision than the reference's
+            violations = violations + [lowered]
         if violations:
             self.result["reasons"] += [v for v in violations if v not in self.result["reasons"]]
             # A violation outranks any other outcome, except timeout/crashed.
@@ -826,6 +866,9 @@ def handle(request):
     require(request, ("task_path", "candidate_path"), "evaluate")
     if request.get("precision", "calibrated") not in ("calibrated", "kernelbench"):
         raise RequestError("failed to evaluate: precision must be calibrated or kernelbench")
+    if request.get("numerics", "tolerance") not in numerics_report.POLICIES:
+        raise RequestError(f"failed to evaluate: numerics must be tolerance or strict, got "
+                           f"{request.get('numerics')!r}")
     from kforge_worker import warm_pool
     device = request.get("device", "cuda")
     # The warm candidate process goes to this request's judge (a forked child: it inherits
