@@ -18,7 +18,10 @@ struct RunConfig {
   std::string base_url;
   std::string device = "cuda";  // cuda | cpu
   bool shrink = false;
-  std::string precision = "calibrated";
+  std::string precision = "calibrated";  // which correctness verdict decides
+  std::string numerics = "tolerance";    // tolerance | strict (docs/numerics.md)
+  /// The GPU a CPU run writes for, named in the prompts (prompts::find_target_gpu).
+  std::string target_gpu = "H100";
   int input_sets = 5;
   int trials = 100;
   int warmup = 10;
@@ -53,6 +56,7 @@ struct CandidateRecord {
   std::optional<double> eager_ms;
   std::optional<double> max_abs_err;
   std::optional<int> launches_per_forward;
+  std::string numerics;    // "fp16 operands, fp32 accumulate"; "" when not known
   std::string error_head;  // first line of the trimmed error
   std::string kernel_type;
   bool persistent = false;
