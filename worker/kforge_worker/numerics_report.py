@@ -304,6 +304,8 @@ def assess(policy, reference_dtypes, seen, facts, judge_settings, reference_ops)
         for line in flag_lines:
             note("tf32", line + " (its fp32 matmuls/convolutions may run in TF32)")
     narrowest = min(operands, key=lambda d: _RANK[d], default=None)
+    if narrowest == "fp32" and "tf32x3" in operands:  # fp32-equivalent, but say how
+        narrowest = "tf32x3"
     lowered_by = []
     for precision, lines in operands.items():
         if not lower(precision, reference):
