@@ -56,13 +56,13 @@ struct CandidateRecord {
   std::optional<double> eager_ms;
   std::optional<double> max_abs_err;
   std::optional<int> launches_per_forward;
-  std::string numerics;    // "fp16 operands, fp32 accumulate"; "" when not known
   std::string error_head;  // first line of the trimmed error
   std::string kernel_type;
   bool persistent = false;
   std::string note;  // e.g. "regressed: best stays #5"
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
+  std::string numerics;  // "fp16 operands, fp32 accumulate"; "" when not known
 };
 
 /// Tokens spent by one stage, over all its model calls.
