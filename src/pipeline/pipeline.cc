@@ -272,9 +272,9 @@ int Run::allocate_id(const std::string& key, const std::string& stage) {
 }
 
 prompts::Vars Run::base_vars() const {
-  prompts::Vars vars = prompts::task_vars(
-      {record_.task_name, inputs_.task_source, recurrent_, config_.device == "cpu",
-       eval_template_.numerics, eval_template_.precision});
+  prompts::Vars vars = prompts::task_vars({record_.task_name, inputs_.task_source, recurrent_,
+                                           config_.device == "cpu", eval_template_.numerics,
+                                           eval_template_.precision});
   prompts::merge(vars, prompts::gpu_vars(worker_, config_.target_gpu));
   // not "library_example": that name is the shared part (library_example.txt) showing these two
   vars["library_example_source"] = library_example_ ? library_example_->source : "";

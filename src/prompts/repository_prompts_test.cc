@@ -134,7 +134,7 @@ TEST_F(RepositoryPrompts, AnalysisWithoutTimingsAsksForEstimatesAndCompleteTexts
 
 /// The stages whose prompt states the correctness and numerics policies (analysis_retry only
 /// re-asks for the JSON of the analysis the model just saw).
-constexpr std::string_view kStages[] = {"seed",     "repair",      "analysis",   "optimise",
+constexpr std::string_view kStages[] = {"seed",      "repair",      "analysis",   "optimise",
                                         "tune_grid", "tune_tiling", "tune_memory"};
 
 /// A real task of the repository: its file and whether it is recurrent.
@@ -177,10 +177,8 @@ std::string lower(std::string text) {
 }
 
 const std::vector<RealTask>& real_tasks() {
-  static const std::vector<RealTask> tasks = {{"matmul", false},
-                                              {"conv2d_relu_bias", false},
-                                              {"softmax", false},
-                                              {"39_GRU", true}};
+  static const std::vector<RealTask> tasks = {
+      {"matmul", false}, {"conv2d_relu_bias", false}, {"softmax", false}, {"39_GRU", true}};
   return tasks;
 }
 
@@ -217,13 +215,20 @@ TEST_F(RepositoryPrompts, EveryStageStatesOneNumericsPolicyForEveryKindOfTask) {
 }
 
 TEST_F(RepositoryPrompts, NoRecurrentWordsOutsideRecurrentTasks) {
-  const std::vector<std::string> words = {"gru",       "lstm",      "rnn",   "recurren",
-                                          "hidden",    "time loop", "time step", "gate",
-                                          "h_{t-1}",   "h_prev",    "persistent_recurrent"};
+  const std::vector<std::string> words = {"gru",
+                                          "lstm",
+                                          "rnn",
+                                          "recurren",
+                                          "hidden",
+                                          "time loop",
+                                          "time step",
+                                          "gate",
+                                          "h_{t-1}",
+                                          "h_prev",
+                                          "persistent_recurrent"};
   for (const RealTask& task : real_tasks()) {
-    for (std::string_view stage :
-         {"seed", "repair", "analysis", "analysis_retry", "optimise", "tune_grid", "tune_tiling",
-          "tune_memory"}) {
+    for (std::string_view stage : {"seed", "repair", "analysis", "analysis_retry", "optimise",
+                                   "tune_grid", "tune_tiling", "tune_memory"}) {
       Vars vars = real_task_vars(task, eval::NumericsPolicy::kTolerance);
       std::string text = render(stage, vars);
       // the task's own source is the user's text, not ours
@@ -242,13 +247,14 @@ TEST_F(RepositoryPrompts, NoRecurrentWordsOutsideRecurrentTasks) {
 
 TEST_F(RepositoryPrompts, ACpuRunNamesTheTargetGpuWithItsFacts) {
   for (std::string_view stage : kStages) {
-    std::string text = render(stage, real_task_vars(real_tasks()[0],
-                                                    eval::NumericsPolicy::kTolerance));
+    std::string text =
+        render(stage, real_task_vars(real_tasks()[0], eval::NumericsPolicy::kTolerance));
     EXPECT_NE(text.find("Target GPU (where this code will be timed; from the run's "
                         "configuration): NVIDIA H100 SXM 80GB (Hopper, sm_90), 132 SMs, 80 GB; "
                         "3.35 TB/s HBM bandwidth, 50 MB L2"),
               std::string::npos)
-        << stage << "\n" << text;
+        << stage << "\n"
+        << text;
     EXPECT_NE(text.find("at least 528 (4x the SM count)"), std::string::npos) << stage;
   }
 }

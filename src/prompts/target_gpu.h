@@ -10,16 +10,16 @@ namespace kforge::prompts {
 /// kernels are written for one (`--target-gpu`, default H100); a GPU run adds these facts to
 /// what the worker measured when the device is one of them. Dense throughputs, SXM parts.
 struct TargetGpu {
-  std::string_view name;        // as the prompts write it, e.g. "NVIDIA H100 SXM 80GB"
-  std::string_view key;         // as --target-gpu takes it, e.g. "H100"
+  std::string_view name;  // as the prompts write it, e.g. "NVIDIA H100 SXM 80GB"
+  std::string_view key;   // as --target-gpu takes it, e.g. "H100"
   int sm_count = 0;
   int memory_gb = 0;
-  double bandwidth_tb_s = 0;    // HBM bandwidth
+  double bandwidth_tb_s = 0;  // HBM bandwidth
   int l2_mb = 0;
-  int shared_kb_per_sm = 0;     // shared memory per SM (configurable carve-out, maximum)
-  int fp32_tflops = 0;          // non-tensor-core fp32
-  int tf32_tflops = 0;          // tensor cores, dense
-  int fp16_tflops = 0;          // tensor cores, dense (bf16 the same)
+  int shared_kb_per_sm = 0;  // shared memory per SM (configurable carve-out, maximum)
+  int fp32_tflops = 0;       // non-tensor-core fp32
+  int tf32_tflops = 0;       // tensor cores, dense
+  int fp16_tflops = 0;       // tensor cores, dense (bf16 the same)
 };
 
 /// The GPU whose `--target-gpu` key is `key` (case-insensitive), or whose key occurs in a device

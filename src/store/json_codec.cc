@@ -131,12 +131,12 @@ json to_json(const eval::Evaluation& e) {
     out["correctness"] = nullptr;
   }
   if (e.numerics)
-    out["numerics"] = {{"policy", e.numerics->policy},
-                       {"reference", e.numerics->reference},
-                       {"summary", e.numerics->summary.empty() ? json(nullptr)
-                                                               : json(e.numerics->summary)},
-                       {"lowered", e.numerics->lowered},
-                       {"evidence", e.numerics->evidence}};
+    out["numerics"] = {
+        {"policy", e.numerics->policy},
+        {"reference", e.numerics->reference},
+        {"summary", e.numerics->summary.empty() ? json(nullptr) : json(e.numerics->summary)},
+        {"lowered", e.numerics->lowered},
+        {"evidence", e.numerics->evidence}};
   if (e.candidate || e.eager || e.compiled || e.cuda_graph)
     out["timing"] = {{"candidate", stats_json(e.candidate)},
                      {"eager", stats_json(e.eager)},
