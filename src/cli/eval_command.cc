@@ -30,6 +30,11 @@ util::Result<eval::EvalRequest> make_request(const Options& options) {
   else
     return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
                       options.precision);
+  auto numerics = eval::numerics_policy_from_string(options.numerics);
+  if (!numerics)
+    return util::fail("failed to read --numerics: expected tolerance or strict, got {}",
+                      options.numerics);
+  request.numerics = *numerics;
   if (options.input_sets < 1)
     return util::fail("failed to read --input-sets: expected at least 1, got {}",
                       options.input_sets);

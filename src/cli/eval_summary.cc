@@ -156,6 +156,13 @@ std::string format_evaluation(const eval::Evaluation& e, const SummaryContext& c
                      error_number(c->reference_err_fp64)));
     if (c->first_failure) line(out, "  first fail", *c->first_failure);
   }
+  if (const auto& n = e.numerics) {
+    std::string text = n->summary.empty() ? "not observed" : n->summary;
+    text += fmt::format(" (policy {}; reference {}{})", n->policy, n->reference,
+                        n->lowered ? ", lower than the reference" : "");
+    line(out, "numerics", text);
+    for (const std::string& evidence : n->evidence) line(out, "  evidence", evidence);
+  }
   if (e.generalizes != "unknown") line(out, "generalizes", e.generalizes);
 
   if (cpu) {

@@ -35,6 +35,8 @@ const std::vector<Flag>& flag_table() {
     {"--device", &Options::device, "KFORGE_DEVICE", "cuda or cpu (cpu: correctness only, Triton interpreter)", {"eval", "baseline", "run", "analyze", "rank"}},
     {"--shrink", &Options::shrink, "", "shrink the task's shape constants (for CPU checks)", {"eval", "baseline", "run", "analyze", "rank"}},
     {"--precision", &Options::precision, "", "calibrated (fp64-aware) or kernelbench (allclose)", {"eval", "run"}},
+    {"--numerics", &Options::numerics, "KFORGE_NUMERICS", "numerics policy: tolerance (any precision that passes the correctness verdict, KernelBench's rule) or strict (the reference's dtypes; lower precision is rejected)", {"eval", "run"}},
+    {"--target-gpu", &Options::target_gpu, "KFORGE_TARGET_GPU", "the GPU the kernels are written for, named in a CPU run's prompts (H100, H200, A100, L40S, RTX4090)", {"run"}},
     {"--input-sets", &Options::input_sets, "", "input sets checked for correctness", {"eval", "run"}},
     {"--trials", &Options::trials, "", "timed trials", {"eval", "baseline", "run", "rank"}},
     {"--warmup", &Options::warmup, "", "warm-up runs before timing", {"eval", "baseline", "run", "rank"}},

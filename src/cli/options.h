@@ -21,7 +21,9 @@ struct Options {
   std::string candidate;
   std::string device = "cuda";
   bool shrink = false;
-  std::string precision = "calibrated";
+  std::string precision = "calibrated";  // which correctness verdict decides
+  std::string numerics = "tolerance";    // what precision a candidate may compute in
+  std::string target_gpu = "H100";       // run: the GPU a CPU run's prompts name
   int input_sets = 5;
   int trials = 100;
   int warmup = 10;

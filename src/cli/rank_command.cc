@@ -65,6 +65,8 @@ int run_rank_command(const Options& options) {
   base.shrink = options.shrink;
   base.precision = run->config.precision == "kernelbench" ? eval::Precision::kKernelBench
                                                           : eval::Precision::kCalibrated;
+  base.numerics = eval::numerics_policy_from_string(run->config.numerics)
+                      .value_or(eval::NumericsPolicy::kTolerance);
   base.input_sets = run->config.input_sets;
   base.trials = options.trials;
   base.warmup = options.warmup;

@@ -17,6 +17,7 @@
 #include "pipeline/console_view.h"
 #include "pipeline/pipeline.h"
 #include "prompts/prompt_set.h"
+#include "prompts/target_gpu.h"
 #include "report/report_writer.h"
 #include "store/run_index.h"
 #include "store/run_store.h"
@@ -41,6 +42,12 @@ util::Result<store::RunConfig> config_from_options(const Options& options) {
   if (options.precision != "calibrated" && options.precision != "kernelbench")
     return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
                       options.precision);
+  if (!eval::numerics_policy_from_string(options.numerics))
+    return util::fail("failed to read --numerics: expected tolerance or strict, got {}",
+                      options.numerics);
+  if (!prompts::find_target_gpu(options.target_gpu))
+    return util::fail("failed to read --target-gpu: expected one of {}, got {}",
+                      prompts::known_target_gpus(), options.target_gpu);
   if (options.analysis != "auto" && options.analysis != "always" && options.analysis != "never")
     return util::fail("failed to read --analysis: expected auto, always or never, got {}",
                       options.analysis);
@@ -53,6 +60,8 @@ util::Result<store::RunConfig> config_from_options(const Options& options) {
   c.device = options.device;
   c.shrink = options.shrink;
   c.precision = options.precision;
+  c.numerics = options.numerics;
+  c.target_gpu = options.target_gpu;
   c.input_sets = options.input_sets;
   c.trials = options.trials;
   c.warmup = options.warmup;

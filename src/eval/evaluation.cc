@@ -24,6 +24,16 @@ std::string_view to_string(Status status) {
   return "crashed";
 }
 
+std::string_view to_string(NumericsPolicy policy) {
+  return policy == NumericsPolicy::kStrict ? "strict" : "tolerance";
+}
+
+std::optional<NumericsPolicy> numerics_policy_from_string(std::string_view text) {
+  if (text == "tolerance") return NumericsPolicy::kTolerance;
+  if (text == "strict") return NumericsPolicy::kStrict;
+  return std::nullopt;
+}
+
 std::optional<Status> status_from_string(std::string_view text) {
   for (const auto& [value, name] : kStatusNames)
     if (name == text) return value;

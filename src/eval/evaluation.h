@@ -25,7 +25,18 @@ std::string_view to_string(Status status);
 /// nullopt when `text` names no status.
 std::optional<Status> status_from_string(std::string_view text);
 
+/// Which correctness verdict decides (docs/correctness.md): a different thing from the numerics
+/// policy below.
 enum class Precision { kCalibrated, kKernelBench };
+
+/// What precision a candidate may compute in (docs/numerics.md): `kTolerance` (KernelBench's
+/// semantics: whatever passes the correctness verdict) or `kStrict` (the reference's dtypes for
+/// operands and accumulation; TF32 only where PyTorch's flags allow it for the reference).
+enum class NumericsPolicy { kTolerance, kStrict };
+
+std::string_view to_string(NumericsPolicy policy);
+/// nullopt when `text` is neither "tolerance" nor "strict".
+std::optional<NumericsPolicy> numerics_policy_from_string(std::string_view text);
 enum class Device { kCuda, kCpu };
 
 /// What the pool asks a worker to do with one candidate.
@@ -35,6 +46,7 @@ struct EvalRequest {
   Device device = Device::kCuda;
   bool shrink = false;
   Precision precision = Precision::kCalibrated;
+  NumericsPolicy numerics = NumericsPolicy::kTolerance;
   int input_sets = 5;
   int trials = 100;
   int warmup = 10;
@@ -76,6 +88,16 @@ struct Correctness {
   std::optional<std::string> first_failure;
 };
 
+/// The precision the candidate computed in, as the worker saw it (numerics_report.py): evidence
+/// from the candidate's own process explains, it does not prove (docs/trust.md "Limits").
+struct NumericsReport {
+  std::string policy;     // tolerance | strict
+  std::string reference;  // the reference's narrowest floating dtype, e.g. "fp32"
+  std::string summary;    // "fp16 operands, fp32 accumulate"; "" when nothing was seen
+  bool lowered = false;   // lower than the reference's (rejected under strict)
+  std::vector<std::string> evidence;
+};
+
 struct KernelSeen {
   std::string name;
   double calls_per_forward = 0;
@@ -90,6 +112,7 @@ struct Evaluation {
   std::optional<std::string> error_location;
   std::vector<std::string> reasons;
   std::optional<Correctness> correctness;
+  std::optional<NumericsReport> numerics;
   std::string generalizes = "unknown";
   std::optional<LatencyStats> candidate;
   std::optional<LatencyStats> eager;

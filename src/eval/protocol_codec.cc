@@ -327,6 +327,14 @@ json evaluation_json(const Evaluation& evaluation) {
   } else {
     out["correctness"] = nullptr;
   }
+  if (evaluation.numerics) {
+    const NumericsReport& n = *evaluation.numerics;
+    out["numerics"] = {{"policy", n.policy},
+                       {"reference", n.reference},
+                       {"summary", n.summary.empty() ? json(nullptr) : json(n.summary)},
+                       {"lowered", n.lowered},
+                       {"evidence", n.evidence}};
+  }
   out["generalizes"] = evaluation.generalizes;
   if (evaluation.candidate || evaluation.eager || evaluation.compiled || evaluation.cuda_graph) {
     out["timing"] = {{"candidate", stats_json(evaluation.candidate)},
@@ -433,6 +441,7 @@ std::string encode_evaluate_request(std::int64_t id, const EvalRequest& request)
       {"shrink", request.shrink},
       {"overrides", request.overrides},
       {"precision", std::string(precision_name(request.precision))},
+      {"numerics", std::string(to_string(request.numerics))},
       {"input_sets", request.input_sets},
       {"trials", request.trials},
       {"warmup", request.warmup},
@@ -545,6 +554,15 @@ util::Result<Evaluation> decode_evaluation(std::string_view result_json) {
     correctness.tolerance = d.number_or(*c, "tolerance", p, nan);
     correctness.first_failure = d.string(*c, "first_failure", p);
     e.correctness = correctness;
+  }
+  if (const json* n = d.object(object, "numerics", "")) {
+    NumericsReport numerics;
+    numerics.policy = d.string(*n, "policy", "numerics").value_or("");
+    numerics.reference = d.string(*n, "reference", "numerics").value_or("");
+    numerics.summary = d.string(*n, "summary", "numerics").value_or("");
+    numerics.lowered = d.boolean(*n, "lowered", "numerics").value_or(false);
+    numerics.evidence = d.strings(*n, "evidence", "numerics");
+    e.numerics = numerics;
   }
   e.generalizes = d.string(object, "generalizes", "").value_or("unknown");
   if (const json* timing = d.object(object, "timing", "")) {

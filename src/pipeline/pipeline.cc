@@ -148,6 +148,8 @@ class Run {
     eval_template_.shrink = config_.shrink;
     eval_template_.precision = config_.precision == "kernelbench" ? eval::Precision::kKernelBench
                                                                   : eval::Precision::kCalibrated;
+    eval_template_.numerics = eval::numerics_policy_from_string(config_.numerics)
+                                  .value_or(eval::NumericsPolicy::kTolerance);
     eval_template_.input_sets = config_.input_sets;
     eval_template_.trials = config_.trials;
     eval_template_.warmup = config_.warmup;
@@ -270,9 +272,10 @@ int Run::allocate_id(const std::string& key, const std::string& stage) {
 }
 
 prompts::Vars Run::base_vars() const {
-  prompts::Vars vars = prompts::task_vars(
-      {record_.task_name, inputs_.task_source, recurrent_, config_.device == "cpu"});
-  prompts::merge(vars, prompts::gpu_vars(worker_));
+  prompts::Vars vars = prompts::task_vars({record_.task_name, inputs_.task_source, recurrent_,
+                                           config_.device == "cpu", eval_template_.numerics,
+                                           eval_template_.precision});
+  prompts::merge(vars, prompts::gpu_vars(worker_, config_.target_gpu));
   // not "library_example": that name is the shared part (library_example.txt) showing these two
   vars["library_example_source"] = library_example_ ? library_example_->source : "";
   vars["library_example_name"] =
@@ -492,6 +495,7 @@ store::CandidateRecord Run::to_record(const Candidate& c, const std::string& not
   if (c.evaluation.eager) r.eager_ms = c.evaluation.eager->median_ms;
   if (c.evaluation.correctness) r.max_abs_err = c.evaluation.correctness->max_abs_err;
   r.launches_per_forward = c.evaluation.launches_per_forward;
+  if (c.evaluation.numerics) r.numerics = c.evaluation.numerics->summary;
   r.error_head = error_summary(c.evaluation.status, c.evaluation.error);
   if (c.report) {
     r.kernel_type = c.report->kernel_type;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/diagnostic_format.h"
+#include "prompts/target_gpu.h"
 
 namespace kforge::prompts {
 
@@ -65,18 +66,38 @@ Vars task_vars(const TaskFacts& task) {
       {"task_source", task.source},
       {"recurrent", task.recurrent ? "yes" : ""},
       {"cpu_mode", task.cpu ? "yes" : ""},
+      {"numerics_strict", task.numerics == eval::NumericsPolicy::kStrict ? "yes" : ""},
+      {"verdict_kernelbench", task.precision == eval::Precision::kKernelBench ? "yes" : ""},
   };
 }
 
-Vars gpu_vars(const eval::WorkerInfo& info) {
+Vars gpu_vars(const eval::WorkerInfo& info, std::string_view target_gpu) {
+  std::string device = info.device_name.value_or("");
   Vars vars = {
-      {"gpu_name", info.device_name.value_or("")},
+      {"gpu_name", device},
       {"sm_count", info.sm_count > 0 ? std::to_string(info.sm_count) : ""},
       {"min_blocks", info.sm_count > 0 ? std::to_string(4 * info.sm_count) : ""},
       {"memory_gb", info.memory_gb > 0 ? fmt::format("{:.0f}", info.memory_gb) : ""},
       {"torch_version", info.torch},
       {"triton_version", info.triton},
+      {"gpu_from_config", ""},
+      {"gpu_specs", ""},
   };
+  std::optional<TargetGpu> gpu =
+      device.empty() ? find_target_gpu(target_gpu) : find_target_gpu(device);
+  if (!gpu) return vars;
+  if (device.empty()) {  // a CPU run: the GPU the code is written for, from the configuration
+    vars["gpu_name"] = std::string(gpu->name);
+    vars["gpu_from_config"] = "yes";
+    vars["sm_count"] = std::to_string(gpu->sm_count);
+    vars["min_blocks"] = std::to_string(4 * gpu->sm_count);
+    vars["memory_gb"] = std::to_string(gpu->memory_gb);
+  }
+  vars["gpu_specs"] = fmt::format(
+      "{:g} TB/s HBM bandwidth, {} MB L2, up to {} KB shared memory per SM; dense peak "
+      "{} TFLOPS fp32 (CUDA cores), {} TFLOPS TF32 and {} TFLOPS fp16/bf16 (tensor cores)",
+      gpu->bandwidth_tb_s, gpu->l2_mb, gpu->shared_kb_per_sm, gpu->fp32_tflops, gpu->tf32_tflops,
+      gpu->fp16_tflops);
   return vars;
 }
 

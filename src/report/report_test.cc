@@ -25,6 +25,7 @@ store::RunRecord gru_run() {
        std::nullopt, std::nullopt, std::nullopt, 0.3233, std::nullopt, "max_abs_err 0.3233 > tol"},
   };
   run.tokens = {{"seed", 2, 3890, 22168}, {"analysis", 1, 4106, 780}};
+  run.candidates[1].numerics = "fp32 operands, fp32 accumulate";
   run.best_id = 2;
   run.log = {"guard: #2 is a persistent kernel"};
   return run;
@@ -34,13 +35,18 @@ TEST(RenderSummaryMarkdown, HasTheSeedsTwoTables) {
   std::string md = render_summary_markdown(gru_run());
   EXPECT_NE(
       md.find(
-          "| # | stage | from | candidate | score | latency (ms) | max_abs_err | status | note |"),
+          "| # | stage | from | candidate | score | latency (ms) | max_abs_err | numerics | status "
+          "| note |"),
       std::string::npos);
-  EXPECT_NE(md.find("| 2 | optimise | #1 | candidates/2_optimise.py | 1.3696 | 15.140 | 1e-06 | ok "
-                    "| **best** |"),
+  EXPECT_NE(md.find("- **numerics**: tolerance (--numerics; any precision that passes the "
+                    "correctness verdict); correctness verdict: calibrated\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| 4 | tune_memory | #2 | candidates/4_tune_memory.py | — | — | 0.323 | "
+  EXPECT_NE(md.find("| 2 | optimise | #1 | candidates/2_optimise.py | 1.3696 | 15.140 | 1e-06 | "
+                    "fp32 operands, fp32 accumulate | ok | **best** |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 4 | tune_memory | #2 | candidates/4_tune_memory.py | — | — | 0.323 | — | "
                     "wrong_output: max_abs_err 0.3233 > tol |"),
             std::string::npos)
       << md;
@@ -64,7 +70,7 @@ TEST(RenderSummaryMarkdown, ComparesEveryCandidateWithTheBestBaseline) {
   EXPECT_NE(md.find("| score | latency (ms) | vs best baseline | max_abs_err |"), std::string::npos)
       << md;
   EXPECT_NE(md.find("| 2 | optimise | #1 | candidates/2_optimise.py | 1.3696 | 15.140 | 0.79x | "
-                    "1e-06 | ok | **best** |"),
+                    "1e-06 | fp32 operands, fp32 accumulate | ok | **best** |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| 4 | tune_memory | #2 | candidates/4_tune_memory.py | — | — | — | 0.323 |"),

@@ -59,8 +59,8 @@ std::string baselines_fact(const store::RunBaselines& b) {
 
 RunTables make_tables(const store::RunRecord& run) {
   RunTables t;
-  t.timeline_header = {"#",           "stage",  "from", "candidate", "score", "latency (ms)",
-                       "max_abs_err", "status", "note"};
+  t.timeline_header = {"#",           "stage",    "from",   "candidate", "score", "latency (ms)",
+                       "max_abs_err", "numerics", "status", "note"};
   // Speed figures only on a GPU run whose baselines were timed (CPU mode has no timings).
   std::optional<std::pair<std::string, double>> best_baseline;
   if (run.config.device != "cpu" && run.baselines) best_baseline = run.baselines->best();
@@ -78,6 +78,7 @@ RunTables make_tables(const store::RunRecord& run) {
                                     cell(c.score, 4),
                                     cell(c.latency_ms, 3),
                                     error_cell(c.max_abs_err),
+                                    c.numerics.empty() ? "—" : c.numerics,
                                     status,
                                     note};
     if (best_baseline)
@@ -103,6 +104,12 @@ RunTables make_tables(const store::RunRecord& run) {
     device += fmt::format(" ({} SMs)", get(run.device, "sm_count"));
   if (run.config.device == "cpu") device += " — CPU mode (Triton interpreter, no timings)";
   t.facts.push_back({"device", device});
+  t.facts.push_back(
+      {"numerics", fmt::format("{} (--numerics; {}); correctness verdict: {}", run.config.numerics,
+                               run.config.numerics == "strict"
+                                   ? "the reference's dtypes, lower precision rejected"
+                                   : "any precision that passes the correctness verdict",
+                               run.config.precision)});
   t.facts.push_back({"versions", fmt::format("torch {}, triton {}", get(run.versions, "torch"),
                                              get(run.versions, "triton"))});
   std::string state = run.state;

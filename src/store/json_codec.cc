@@ -130,6 +130,13 @@ json to_json(const eval::Evaluation& e) {
   } else {
     out["correctness"] = nullptr;
   }
+  if (e.numerics)
+    out["numerics"] = {
+        {"policy", e.numerics->policy},
+        {"reference", e.numerics->reference},
+        {"summary", e.numerics->summary.empty() ? json(nullptr) : json(e.numerics->summary)},
+        {"lowered", e.numerics->lowered},
+        {"evidence", e.numerics->evidence}};
   if (e.candidate || e.eager || e.compiled || e.cuda_graph)
     out["timing"] = {{"candidate", stats_json(e.candidate)},
                      {"eager", stats_json(e.eager)},
@@ -184,6 +191,16 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
     if (auto f = it->find("first_failure"); f != it->end() && f->is_string())
       c.first_failure = f->get<std::string>();
     e.correctness = c;
+  }
+  if (auto it = j.find("numerics"); it != j.end() && it->is_object()) {
+    eval::NumericsReport n;
+    n.policy = read_string(*it, "policy");
+    n.reference = read_string(*it, "reference");
+    if (auto s = it->find("summary"); s != it->end() && s->is_string())
+      n.summary = s->get<std::string>();
+    n.lowered = read_value<bool>(*it, "lowered", false);
+    n.evidence = read_value<std::vector<std::string>>(*it, "evidence", {});
+    e.numerics = n;
   }
   if (auto it = j.find("timing"); it != j.end() && it->is_object()) {
     e.candidate = stats_from(*it, "candidate");
@@ -283,6 +300,8 @@ json config_json(const RunConfig& c) {
           {"device", c.device},
           {"shrink", c.shrink},
           {"precision", c.precision},
+          {"numerics", c.numerics},
+          {"target_gpu", c.target_gpu},
           {"input_sets", c.input_sets},
           {"trials", c.trials},
           {"warmup", c.warmup},
@@ -310,6 +329,8 @@ RunConfig config_from(const json& j) {
   c.device = read_string(j, "device", c.device);
   c.shrink = read_value<bool>(j, "shrink", c.shrink);
   c.precision = read_string(j, "precision", c.precision);
+  c.numerics = read_string(j, "numerics", c.numerics);
+  c.target_gpu = read_string(j, "target_gpu", c.target_gpu);
   c.input_sets = read_value<int>(j, "input_sets", c.input_sets);
   c.trials = read_value<int>(j, "trials", c.trials);
   c.warmup = read_value<int>(j, "warmup", c.warmup);
@@ -341,6 +362,7 @@ json candidate_json(const CandidateRecord& c) {
           {"eager_ms", optional_number(c.eager_ms)},
           {"max_abs_err", optional_number(c.max_abs_err)},
           {"launches_per_forward", optional_value(c.launches_per_forward)},
+          {"numerics", c.numerics},
           {"error_head", c.error_head},
           {"kernel_type", c.kernel_type},
           {"persistent", c.persistent},
@@ -362,6 +384,7 @@ CandidateRecord candidate_from(const json& j) {
   c.eager_ms = read_optional_number(j, "eager_ms");
   c.max_abs_err = read_optional_number(j, "max_abs_err");
   c.launches_per_forward = read_optional_int(j, "launches_per_forward");
+  c.numerics = read_string(j, "numerics");
   c.error_head = read_string(j, "error_head");
   c.kernel_type = read_string(j, "kernel_type");
   c.persistent = read_value<bool>(j, "persistent", false);

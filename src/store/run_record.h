@@ -18,7 +18,10 @@ struct RunConfig {
   std::string base_url;
   std::string device = "cuda";  // cuda | cpu
   bool shrink = false;
-  std::string precision = "calibrated";
+  std::string precision = "calibrated";  // which correctness verdict decides
+  std::string numerics = "tolerance";    // tolerance | strict (docs/numerics.md)
+  /// The GPU a CPU run writes for, named in the prompts (prompts::find_target_gpu).
+  std::string target_gpu = "H100";
   int input_sets = 5;
   int trials = 100;
   int warmup = 10;
@@ -59,6 +62,7 @@ struct CandidateRecord {
   std::string note;  // e.g. "regressed: best stays #5"
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
+  std::string numerics;  // "fp16 operands, fp32 accumulate"; "" when not known
 };
 
 /// Tokens spent by one stage, over all its model calls.

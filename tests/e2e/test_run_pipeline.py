@@ -96,7 +96,12 @@ def test_full_run_repairs_analyses_and_never_regresses(server, tmp_path):
     assert (run_dir / "transcripts" / f"{by_key['seed1.r1']['id']}_analysis.json").exists() or \
         (run_dir / "transcripts" / f"{by_key['seed2.r1']['id']}_analysis.json").exists()
     summary = (run_dir / "summary.md").read_text()
-    assert "| # | stage | from | candidate | score | latency (ms) | max_abs_err | status | note |" in summary
+    assert ("| # | stage | from | candidate | score | latency (ms) | max_abs_err | numerics | "
+            "status | note |") in summary
+    # the numerics policy of the run, and each correct candidate's precision (docs/numerics.md)
+    assert "- **numerics**: tolerance (--numerics; " in summary
+    assert "| fp32 operands" in summary
+    assert run["config"]["numerics"] == "tolerance"
     assert "| stage | calls | input tokens | output tokens | total | cost (USD) |" in summary
     assert re.search(r"\| analysis \| 3 \|", summary), summary
     html = (run_dir / "report.html").read_text()

@@ -20,7 +20,8 @@ Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, 
   map      {buffers: [{id, nbytes}]} + one descriptor per buffer
   unmap    {ids}
   build    {args, seed}
-  call     {args, outputs, seed}       guarded forward, outputs copied into buffers `outputs`
+  call     {args, outputs, seed}       guarded forward, outputs copied into buffers `outputs`;
+                                       the reply's `numerics`: what the call computed in
   time     {trials: [{args, outputs}], warmup, flush, seed}   event-timed forwards, the RNG
                                                          seeded before each (as for a call)
   profile  {args}                      one forward under the profiler (GPU)
@@ -197,7 +198,8 @@ class Host:
             status, text, location = self.candidate_failure(error, "run ModelNew.forward")
             return _reply_error(self, status, text, location)
         self.send({"ok": True, "outputs": described,
-                           "launches": getattr(self.guard, "last_launches", None)})
+                           "launches": getattr(self.guard, "last_launches", None),
+                           "numerics": getattr(self.guard, "last_numerics", None)})
 
     def op_time(self, request, fds):
         """Event-timed forwards, the judge's own loop (timing.time_block); each trial's outputs

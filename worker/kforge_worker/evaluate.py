@@ -28,12 +28,13 @@ import re
 import statistics
 import time
 
-from kforge_worker import numerics
+from kforge_worker import numerics, numerics_report
 from kforge_worker.errors import Failure, describe
 from kforge_worker.seeding import fresh_seed, seed_all
 from kforge_worker.task_loader import LoadError, alternative_overrides, load_task
 
 DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "calibrated",
+            "numerics": "tolerance",
             "input_sets": 5, "trials": 100, "warmup": 10, "flush_l2": True, "timeout_s": 600,
             "allow_pytorch_only": False, "check_generalization": True, "baselines": ["eager"],
             "profile": True, "timing_budget_s": 120}
@@ -281,6 +282,8 @@ class Evaluation:
         self.fp64_error = None
         self.fp64_missing = False
         self.candidate = None
+        self.source = b""
+        self.numerics_seen = None  # what the candidate process said each call computed in
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -392,6 +395,7 @@ class Evaluation:
             raise Failure("rejected", f"mutated input {changed[0]} in place ({where})",
                           reasons=[f"mutated input {changed[0]} in place"])
         self.last_call = reply
+        self.numerics_seen = numerics_report.merge(self.numerics_seen, reply.get("numerics"))
         return slots.outputs(reply.get("outputs"), where)
 
     # ---- steps ------------------------------------------------------------------------------
@@ -417,6 +421,7 @@ class Evaluation:
         self.result["warm_start"] = host is not None
         if host is None:
             host = warm_pool.WarmHost(self.device)
+        self.source = source
         self.copy_path = os.path.join(host.scratch, "kforge_candidate.py")
         with open(self.copy_path, "wb") as handle:
             handle.write(source)
@@ -742,6 +747,33 @@ class Evaluation:
         return [f"left a process running after its last call: {shown} (a fork, a setsid "
                 f"child or a daemon; killed with its sandbox)"]
 
+    def assess_numerics(self):
+        """The result's `numerics`: the precision the candidate computed in (numerics_report)
+        and, under `strict`, the reason to reject it; None for the reason when there is none."""
+        import torch
+        dtypes = set()
+        for value in list(getattr(self, "first_set", None) or []):
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                dtypes.add(numerics_report.short_dtype(value.dtype))
+        reference = getattr(self, "reference", None)
+        if reference is not None:
+            for tensor in list(reference.parameters()) + list(reference.buffers()):
+                if tensor.is_floating_point():
+                    dtypes.add(numerics_report.short_dtype(tensor.dtype))
+        for dtype, _ in getattr(getattr(self, "slots", [None])[0], "expected", []):
+            if dtype.is_floating_point:
+                dtypes.add(numerics_report.short_dtype(dtype))
+        try:
+            text = self.source.decode("utf-8", "replace")
+        except AttributeError:
+            text = ""
+        report = numerics_report.assess(
+            self.request["numerics"], dtypes, self.numerics_seen,
+            numerics_report.source_facts(text), self.settings,
+            (getattr(self, "policy", None) or {}).get("ops"))
+        self.result["numerics"] = report
+        return numerics_report.rejection(report)
+
     def phase(self, name, step):
         began = time.monotonic()
         try:
@@ -793,6 +825,14 @@ class Evaluation:
                         v for v in violations if v not in monitor.refused]
                     if monitor.programs:
                         self.result["programs"] = list(monitor.programs)
+        try:
+            lowered = self.assess_numerics()
+        except Exception as error:  # the report explains; it never costs the verdict
+            self.result["numerics"] = {"policy": self.request["numerics"], "summary": None,
+                                       "error": f"{type(error).__name__}: {str(error)[:200]}"}
+            lowered = None
+        if lowered:  # --numerics strict: lower precision than the reference's
+            violations = violations + [lowered]
         if violations:
             self.result["reasons"] += [v for v in violations if v not in self.result["reasons"]]
             # A violation outranks any other outcome, except timeout/crashed.
@@ -885,6 +925,9 @@ def handle(request):
     require(request, ("task_path", "candidate_path"), "evaluate")
     if request.get("precision", "calibrated") not in ("calibrated", "kernelbench"):
         raise RequestError("failed to evaluate: precision must be calibrated or kernelbench")
+    if request.get("numerics", "tolerance") not in numerics_report.POLICIES:
+        raise RequestError(f"failed to evaluate: numerics must be tolerance or strict, got "
+                           f"{request.get('numerics')!r}")
     from kforge_worker import warm_pool
     _not_dumpable()  # the worker too (its children inherit nothing of it: exec resets it)
     device = request.get("device", "cuda")

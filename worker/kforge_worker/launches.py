@@ -22,10 +22,15 @@ _CUDNN_RNN_KERNEL = re.compile(r"RNN_|LSTM_|GRU_|elementWise|elemWise")
 
 
 class LaunchCount:
-    """Triton launches seen inside the context: `total` and `by_kernel` {name: count}."""
+    """Triton launches seen inside the context: `total`, `by_kernel` {name: count}, and for the
+    numerics report (numerics_report.py) `dtypes` {name: {dtype of a tensor argument}} and
+    `dots` {name: [tt.dot facts of its compiled TTIR]} (GPU only: the interpreter compiles
+    nothing)."""
 
     def __init__(self):
         self.by_kernel = Counter()
+        self.dtypes = {}
+        self.dots = {}
 
     @property
     def total(self):
@@ -47,9 +52,15 @@ def count_triton_launches():
 
     def wrap(original):
         def run(self, *args, **kwargs):
-            if not kwargs.get("warmup", False):
-                count.by_kernel[_kernel_name(self)] += 1
-            return original(self, *args, **kwargs)
+            if kwargs.get("warmup", False):
+                return original(self, *args, **kwargs)
+            name = _kernel_name(self)
+            count.by_kernel[name] += 1
+            _note_dtypes(count.dtypes.setdefault(name, set()), args, kwargs)
+            kernel = original(self, *args, **kwargs)
+            if name not in count.dots:
+                count.dots[name] = compiled_dots(kernel)
+            return kernel
         return run
 
     for cls, original in originals.items():
@@ -59,6 +70,38 @@ def count_triton_launches():
     finally:
         for cls, original in originals.items():
             cls.run = original
+
+
+def _note_dtypes(seen, args, kwargs):
+    """The dtypes of the tensors among a launch's arguments (what the kernel reads and writes)."""
+    for value in list(args) + list(kwargs.values()):
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and hasattr(value, "data_ptr"):
+            seen.add(str(dtype).replace("torch.", ""))
+
+
+# `%c = tt.dot %a, %b, %acc, inputPrecision = tf32 : tensor<64x32xf16> * tensor<32x64xf16> ->
+# tensor<64x64xf32>`; IEEE, the default, is not printed.
+_TT_DOT = re.compile(r"tt\.dot\s[^:]*?(?:inputPrecision\s*=\s*(\w+)\s*)?:\s*"
+                     r"tensor<(?:\d+x)*(\w+)>\s*\*\s*tensor<(?:\d+x)*(\w+)>\s*->\s*"
+                     r"tensor<(?:\d+x)*(\w+)>")
+
+
+def dots_in_ttir(text):
+    """The `tt.dot` operations of a Triton IR text: [{"a", "b", "acc", "input_precision"}] with
+    MLIR element types (f32, f16, bf16, f8E4M3FN...) and ieee | tf32 | tf32x3."""
+    return [{"a": a, "b": b, "acc": acc, "input_precision": (precision or "ieee").lower()}
+            for precision, a, b, acc in _TT_DOT.findall(text or "")]
+
+
+def compiled_dots(kernel):
+    """tt.dot facts of a compiled kernel (the object JITFunction.run returns on the GPU); []
+    where there is no IR (the interpreter) or it cannot be read."""
+    try:
+        asm = getattr(kernel, "asm", None)
+        return dots_in_ttir(asm.get("ttir") if asm is not None else None)[:16]
+    except Exception:
+        return []
 
 
 def triton_kernel_names(module):

@@ -43,7 +43,7 @@ import tempfile
 import threading
 import types
 
-from kforge_worker import dataflow, trust_audit
+from kforge_worker import dataflow, numerics, numerics_report, trust_audit
 from kforge_worker.trust_ops import AtenRecorder, ModuleRecorder, OpRecorder, Policy
 
 FILE_SIZE_LIMIT = 1 << 30       # no file written by the child may exceed 1 GiB
@@ -350,12 +350,14 @@ class Guard:
         aten = AtenRecorder()
         # CPU: where the outputs came from (the GPU's profile time share says it there)
         flow_record = contextlib.nullcontext() if cuda else dataflow.record()
+        dispatched = numerics_report.DispatchDtypes()  # the precision report's casts and GEMMs
         with count_triton_launches() as launches, native, modules, aten, ops, \
-                flow_record as flow:
+                flow_record as flow, dispatched:
             outputs = model(*inputs)
         if cuda:
             self._check_streams(stream)
         self.last_launches = dict(launches.by_kernel)
+        self.last_numerics = numerics_report.observation(launches, dispatched, numerics.capture())
         if flow is not None and launches.total and not self.options.get("allow_pytorch_only"):
             for index in dataflow.unowned_outputs(flow, outputs):
                 self._add([f"output {index} was not computed by its own kernels: no launch wrote "
