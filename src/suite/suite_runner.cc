@@ -30,8 +30,14 @@ util::Result<SuiteOutcome> drive_suite(SuiteDrive& drive) {
     return drive.elapsed_before_s +
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  auto write_reports = [&](std::string state, std::string reason) {
+  double last_write = -1e9;
+  // `force`: the final reports; in between at most one rewrite every 2 s (a long suite of
+  // quick rows, such as missing candidates, would otherwise spend its time rewriting).
+  auto write_reports = [&](std::string state, std::string reason, bool force) {
     if (!drive.write_reports) return;
+    double now = elapsed();
+    if (!force && now - last_write < 2) return;
+    last_write = now;
     SuiteRecord record = assemble_record(config, drive.journal.results(), true);
     record.state = std::move(state);
     record.stop_reason = std::move(reason);
@@ -73,7 +79,7 @@ util::Result<SuiteOutcome> drive_suite(SuiteDrive& drive) {
                                  result->tokens, result->cost_usd);
     std::lock_guard lock(mutex);
     ++done_here;
-    write_reports("running", "");
+    write_reports("running", "", false);
     return true;
   });
   drive.progress.finish();
@@ -84,7 +90,7 @@ util::Result<SuiteOutcome> drive_suite(SuiteDrive& drive) {
     if (!drive.journal.has(task.id)) ++outcome.pending;
   std::string state = outcome.pending == 0 ? "finished" : "stopped";
   std::string reason = stopped.value_or(fatal ? fatal->message : "");
-  write_reports(state, reason);
+  write_reports(state, reason, true);
   outcome.record = assemble_record(config, drive.journal.results(), true);
   outcome.record.state = state;
   outcome.record.stop_reason = reason;

@@ -11,12 +11,25 @@ namespace kforge::suite {
 
 namespace {
 
+/// The error in one line: its first line, and when that only introduces what follows ("failed
+/// to run ModelNew.forward:"), its last line too (the exception itself).
 std::string first_line(std::string_view text) {
   std::size_t start = text.find_first_not_of("\n ");
   if (start == std::string_view::npos) return "";
   text = text.substr(start);
   std::string line(text.substr(0, text.find('\n')));
-  if (line.size() > 200) line = line.substr(0, 197) + "...";
+  if (line.ends_with(":")) {
+    std::string_view rest = text.substr(std::min(text.size(), line.size()));
+    std::size_t end = rest.find_last_not_of("\n ");
+    if (end != std::string_view::npos) {
+      rest = rest.substr(0, end + 1);
+      std::size_t last = rest.rfind('\n');
+      std::string_view tail = last == std::string_view::npos ? rest : rest.substr(last + 1);
+      std::size_t lead = tail.find_first_not_of(' ');
+      if (lead != std::string_view::npos) line += " " + std::string(tail.substr(lead));
+    }
+  }
+  if (line.size() > 240) line = line.substr(0, 237) + "...";
   return line;
 }
 
