@@ -60,7 +60,11 @@ util::Result<MergeResult> merge_suites(const std::filesystem::path& out,
   result.record = assemble_record(*journals->config, journals->results, true);
   for (const TaskResult& row : result.record.tasks)
     if (row.status == "not_run") result.not_run.push_back(row.id);
-  result.record.state = result.not_run.empty() ? "merged" : "merged, incomplete";
+  // One journal: an unsharded suite's report rebuilt (`kforge suite report`).
+  if (result.journals == 1)
+    result.record.state = result.not_run.empty() ? "finished" : "incomplete";
+  else
+    result.record.state = result.not_run.empty() ? "merged" : "merged, incomplete";
   if (!result.not_run.empty())
     result.record.stop_reason = fmt::format("{} task(s) finished by no shard", result.not_run.size());
   if (auto ok = write_suite_reports(out, result.record); !ok) return std::unexpected(ok.error());

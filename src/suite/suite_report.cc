@@ -199,7 +199,7 @@ report::LineChart fast_p_chart(const SuiteRecord& r) {
     for (const auto& [x, y] : s.points) x_max = std::max(x_max, x);
     chart.series.push_back(std::move(s));
   }
-  chart.x_max = x_max;
+  chart.x_max = std::ceil(x_max);
   return chart;
 }
 
