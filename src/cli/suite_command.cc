@@ -7,6 +7,7 @@
 #include <chrono>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/pool_config.h"
@@ -198,6 +199,21 @@ int run_suite(const Options& options, std::string_view mode) {
   }
 
   auto results = (*journal)->results();
+  // Start every slot's worker now, together (importing torch takes seconds): the first task of
+  // each slot then finds a warm worker, and a worker that cannot start stops the suite here.
+  bool pending_work = false;
+  for (const suite::SuiteTask& t : tasks) pending_work = pending_work || !results.contains(t.id);
+  if (pending_work) {
+    std::vector<std::optional<util::Error>> start_errors(pools.size());
+    std::vector<std::thread> starting;
+    for (std::size_t i = 0; i < pools.size(); ++i)
+      starting.emplace_back([&, i] {
+        if (auto info = pools[i]->hello(); !info) start_errors[i] = info.error();
+      });
+    for (auto& thread : starting) thread.join();
+    for (const auto& e : start_errors)
+      if (e) return fail_with(kExitEnvironment, *e);
+  }
   int already = 0, already_failed = 0;
   for (const suite::SuiteTask& t : tasks)
     if (auto it = results.find(t.id); it != results.end()) {
