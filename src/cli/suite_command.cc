@@ -38,8 +38,7 @@ int fail_with(int code, const util::Error& error) {
 }
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 util::Result<eval::EvalRequest> eval_request(const Options& options, const suite::SuiteConfig& c) {
@@ -100,8 +99,8 @@ util::Result<suite::SuiteConfig> suite_config(const Options& options, std::strin
     if (auto others = suite::read_suite_journals(dir); others) recorded = others->config;
   if (recorded) {
     if (recorded->mode != mode)
-      return util::fail("failed to resume suite {}: it is a suite {}, not a suite {}",
-                        dir.string(), recorded->mode, mode);
+      return util::fail("failed to resume suite {}: it is a suite {}, not a suite {}", dir.string(),
+                        recorded->mode, mode);
     if (recorded->shards != options.shards)
       return util::fail("failed to resume suite {}: it was split into {} shard(s), not {}",
                         dir.string(), recorded->shards, options.shards);
@@ -130,7 +129,8 @@ util::Result<suite::SuiteConfig> suite_config(const Options& options, std::strin
   if (mode == "eval") {
     if (options.candidates_dir.empty())
       return util::fail("failed to read --candidates: suite eval needs a folder of candidates");
-    c.candidates_dir = std::filesystem::absolute(options.candidates_dir).lexically_normal().string();
+    c.candidates_dir =
+        std::filesystem::absolute(options.candidates_dir).lexically_normal().string();
   }
   c.device = options.device;
   c.shrink = options.shrink;
@@ -151,8 +151,9 @@ util::Result<suite::SuiteConfig> suite_config(const Options& options, std::strin
 
 int run_suite(const Options& options, std::string_view mode) {
   if (options.shards < 1)
-    return fail_with(kExitUsage, {fmt::format("failed to read --shards: expected at least 1, got {}",
-                                              options.shards)});
+    return fail_with(
+        kExitUsage,
+        {fmt::format("failed to read --shards: expected at least 1, got {}", options.shards)});
   if (options.shard < 0 || options.shard >= options.shards)
     return fail_with(kExitUsage, {fmt::format("failed to read --shard: expected 0 to {}, got {}",
                                               options.shards - 1, options.shard)});
@@ -174,7 +175,8 @@ int run_suite(const Options& options, std::string_view mode) {
   if (error)
     return fail_with(kExitEnvironment,
                      {fmt::format("failed to create suite {}: {}", dir.string(), error.message())});
-  auto journal = suite::SuiteJournal::open(dir / suite::journal_name(options.shards, options.shard));
+  auto journal =
+      suite::SuiteJournal::open(dir / suite::journal_name(options.shards, options.shard));
   if (!journal) return fail_with(kExitEnvironment, journal.error());
   auto config = suite_config(options, mode, **journal, dir);
   if (!config) return fail_with(kExitUsage, config.error());
@@ -222,19 +224,18 @@ int run_suite(const Options& options, std::string_view mode) {
     }
   std::mutex console_mutex;
   std::filesystem::path console = dir / "console.log";
-  suite::SuiteProgress progress(
-      stderr, pipeline::is_terminal(stderr), static_cast<int>(tasks.size()), already,
-      already_failed, static_cast<int>(slot_gpus.size()), now_s,
-      [&console_mutex, console](std::string_view line) {
-        std::lock_guard lock(console_mutex);
-        std::ofstream(console, std::ios::app) << line << "\n";
-      });
-  progress.log(fmt::format("kforge {} suite {} in {}: {} tasks{}, {} slot(s)", KFORGE_VERSION, mode,
-                           dir.string(), tasks.size(),
-                           options.shards > 1
-                               ? fmt::format(" (shard {} of {})", options.shard, options.shards)
-                               : "",
-                           slot_gpus.size()));
+  suite::SuiteProgress progress(stderr, pipeline::is_terminal(stderr),
+                                static_cast<int>(tasks.size()), already, already_failed,
+                                static_cast<int>(slot_gpus.size()), now_s,
+                                [&console_mutex, console](std::string_view line) {
+                                  std::lock_guard lock(console_mutex);
+                                  std::ofstream(console, std::ios::app) << line << "\n";
+                                });
+  progress.log(fmt::format(
+      "kforge {} suite {} in {}: {} tasks{}, {} slot(s)", KFORGE_VERSION, mode, dir.string(),
+      tasks.size(),
+      options.shards > 1 ? fmt::format(" (shard {} of {})", options.shard, options.shards) : "",
+      slot_gpus.size()));
 
   // Money, tokens and time over the whole suite; what finished tasks spent counts already.
   std::int64_t tokens_before = 0;
@@ -279,8 +280,9 @@ int run_suite(const Options& options, std::string_view mode) {
     drive.work = [&](const suite::SuiteTask& task, std::size_t slot) {
       auto it = match->by_task.find(task.id);
       static const std::vector<suite::CandidateFile> none;
-      return suite::evaluate_task(*pools[slot], task, it == match->by_task.end() ? none : it->second,
-                                  *request, dir / "evals");
+      return suite::evaluate_task(*pools[slot], task,
+                                  it == match->by_task.end() ? none : it->second, *request,
+                                  dir / "evals");
     };
   } else {
     auto provider_config = load_provider_config(options);
@@ -303,12 +305,11 @@ int run_suite(const Options& options, std::string_view mode) {
     }
     drive.work = [&](const suite::SuiteTask& task, std::size_t slot) {
       suite::Spend task_spend({0, config->task_budget_usd, 0}, now_s);
-      suite::BudgetedProvider budgeted(*provider, suite_spend, task_spend,
-                                       [&progress](std::int64_t tokens, double usd) {
-                                         progress.add_spend(tokens, usd);
-                                       });
-      suite::TaskRunContext context{budgeted, *pools[slot], *prompt_set, {repo / "library"},
-                                    task_config};
+      suite::BudgetedProvider budgeted(
+          *provider, suite_spend, task_spend,
+          [&progress](std::int64_t tokens, double usd) { progress.add_spend(tokens, usd); });
+      suite::TaskRunContext context{
+          budgeted, *pools[slot], *prompt_set, {repo / "library"}, task_config};
       auto row = suite::run_task(task, dir / "runs" / store::safe_name(task.id), context);
       if (row) {
         if (auto reason = budgeted.refused())
@@ -358,9 +359,9 @@ int run_suite(const Options& options, std::string_view mode) {
 int merge_command(const Options& options, bool report_only) {
   if (options.suite_paths.empty())
     return fail_with(kExitUsage, {"failed to read the suite directories: none given"});
-  std::filesystem::path out =
-      options.suite_dir.empty() ? std::filesystem::path(options.suite_paths.front())
-                                : std::filesystem::path(options.suite_dir);
+  std::filesystem::path out = options.suite_dir.empty()
+                                  ? std::filesystem::path(options.suite_paths.front())
+                                  : std::filesystem::path(options.suite_dir);
   std::vector<std::filesystem::path> sources(options.suite_paths.begin(),
                                              options.suite_paths.end());
   if (report_only && sources.size() != 1)

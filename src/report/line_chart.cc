@@ -31,7 +31,8 @@ std::string render_line_svg(const LineChart& chart) {
   for (int i = 0; i <= 4; ++i) {
     double x = chart.x_min + x_span * i / 4;
     out += fmt::format(
-        "<text x=\"{0:.1f}\" y=\"{1:.1f}\" font-size=\"11\" text-anchor=\"middle\">{2:.3g}</text>\n",
+        "<text x=\"{0:.1f}\" y=\"{1:.1f}\" font-size=\"11\" "
+        "text-anchor=\"middle\">{2:.3g}</text>\n",
         sx(x), top + plot_h + 16, x);
   }
   out += fmt::format(

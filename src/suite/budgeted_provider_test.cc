@@ -43,7 +43,8 @@ TEST(BudgetedProvider, TaskMoneyBudgetRefusesFurtherCalls) {
 TEST(BudgetedProvider, SuiteTokensAndDeadlineAreShared) {
   CountingProvider inner;
   double now = 0;
-  Spend suite({1500, 0, 10}, [&] { return now; }, /*tokens_before=*/600);
+  Spend suite(
+      {1500, 0, 10}, [&] { return now; }, /*tokens_before=*/600);
   Spend a({}, [] { return 0.0; }), b({}, [] { return 0.0; });
   BudgetedProvider first(inner, suite, a), second(inner, suite, b);
   llm::ChatRequest request;

@@ -32,8 +32,7 @@ FastP fast_p(const std::vector<TaskResult>& tasks, std::string_view baseline, do
     if (!t.correct()) continue;
     if (p <= 0 || (speedup && *speedup > p)) ++out.count;
   }
-  if (out.total > 0 && (p <= 0 || timed))
-    out.fraction = static_cast<double>(out.count) / out.total;
+  if (out.total > 0 && (p <= 0 || timed)) out.fraction = static_cast<double>(out.count) / out.total;
   return out;
 }
 

@@ -33,7 +33,7 @@ FastP fast_p(const std::vector<TaskResult>& tasks, std::string_view baseline, do
 
 /// Geometric mean of the speed-up over `baseline` across correct tasks timed against it.
 struct GeoMean {
-  int tasks = 0;  // correct tasks with a speed-up
+  int tasks = 0;                // correct tasks with a speed-up
   std::optional<double> value;  // nullopt when `tasks` is 0
 };
 

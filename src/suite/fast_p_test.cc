@@ -1,8 +1,8 @@
 #include "suite/fast_p.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace kforge::suite {
 namespace {

@@ -1,12 +1,12 @@
 #include "suite/scheduler.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace kforge::suite {
 namespace {

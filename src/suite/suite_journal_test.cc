@@ -1,8 +1,8 @@
 #include "suite/suite_journal.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 namespace kforge::suite {
 namespace {
@@ -10,8 +10,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("kforge_suite_journal_" + name + "_" +
-                                              std::to_string(::getpid()));
+  fs::path dir = fs::temp_directory_path() /
+                 ("kforge_suite_journal_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -9,7 +9,8 @@ namespace kforge::suite {
 
 namespace {
 
-util::Result<void> copy_missing(const std::filesystem::path& from, const std::filesystem::path& to) {
+util::Result<void> copy_missing(const std::filesystem::path& from,
+                                const std::filesystem::path& to) {
   std::error_code error;
   if (std::filesystem::is_directory(from, error)) {
     std::filesystem::create_directories(to, error);
@@ -36,10 +37,12 @@ util::Result<MergeResult> merge_suites(const std::filesystem::path& out,
     if (!journals) return std::unexpected(journals.error());
     if (std::filesystem::weakly_canonical(source, error) == out_abs) continue;
     for (const auto& file : journals->files)
-      if (auto ok = copy_missing(file, out / file.filename()); !ok) return std::unexpected(ok.error());
+      if (auto ok = copy_missing(file, out / file.filename()); !ok)
+        return std::unexpected(ok.error());
     for (const char* sub : {"runs", "evals"})
       if (std::filesystem::exists(source / sub, error))
-        if (auto ok = copy_missing(source / sub, out / sub); !ok) return std::unexpected(ok.error());
+        if (auto ok = copy_missing(source / sub, out / sub); !ok)
+          return std::unexpected(ok.error());
   }
   auto journals = read_suite_journals(out);
   if (!journals) return std::unexpected(journals.error());
@@ -66,7 +69,8 @@ util::Result<MergeResult> merge_suites(const std::filesystem::path& out,
   else
     result.record.state = result.not_run.empty() ? "merged" : "merged, incomplete";
   if (!result.not_run.empty())
-    result.record.stop_reason = fmt::format("{} task(s) finished by no shard", result.not_run.size());
+    result.record.stop_reason =
+        fmt::format("{} task(s) finished by no shard", result.not_run.size());
   if (auto ok = write_suite_reports(out, result.record); !ok) return std::unexpected(ok.error());
   return result;
 }

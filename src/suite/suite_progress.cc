@@ -1,9 +1,9 @@
 #include "suite/suite_progress.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace kforge::suite {
 

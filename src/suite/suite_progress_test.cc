@@ -8,8 +8,9 @@ namespace {
 TEST(SuiteProgress, CountsEtaAndSpend) {
   double now = 100;
   std::vector<std::string> lines;
-  SuiteProgress progress(nullptr, false, 10, 2, 1, 2, [&] { return now; },
-                         [&](std::string_view line) { lines.emplace_back(line); });
+  SuiteProgress progress(
+      nullptr, false, 10, 2, 1, 2, [&] { return now; },
+      [&](std::string_view line) { lines.emplace_back(line); });
   EXPECT_LT(progress.eta_s(), 0);  // nothing finished here yet
   progress.task_started("a");
   progress.task_started("b");

@@ -1,9 +1,9 @@
 #include "suite/suite_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/line_chart.h"
@@ -41,7 +41,9 @@ std::string fraction_cell(const FastP& f, bool timed) {
   return fmt::format("{:.3f} ({}/{})", *f.fraction, f.count, f.total);
 }
 
-std::string p_label(double p) { return fmt::format("fast_{}", p); }
+std::string p_label(double p) {
+  return fmt::format("fast_{}", p);
+}
 
 /// Statuses in the order failures are listed: the worse and the rarer last.
 std::map<std::string, std::vector<const TaskResult*>> by_status(const SuiteRecord& record) {
@@ -93,22 +95,24 @@ Tables make_tables(const SuiteRecord& r) {
     tokens += task.tokens;
     cost += task.cost_usd;
   }
-  t.facts.emplace_back("mode", c.mode == "eval" ? "eval (existing candidates)" : "run (pipeline per task)");
+  t.facts.emplace_back("mode",
+                       c.mode == "eval" ? "eval (existing candidates)" : "run (pipeline per task)");
   t.facts.emplace_back("tasks", fmt::format("{} ({} correct)", r.tasks.size(), correct));
   if (!c.candidates_dir.empty()) t.facts.emplace_back("candidates", c.candidates_dir);
   if (!c.provider.empty()) t.facts.emplace_back("model", c.provider + " / " + c.model);
   t.facts.emplace_back("device", c.device + (c.shrink ? " (shrunk shapes)" : ""));
   if (!c.gpus.empty()) t.facts.emplace_back("gpus", fmt::format("{}", fmt::join(c.gpus, ",")));
   if (c.shards > 1) t.facts.emplace_back("shards", std::to_string(c.shards));
-  t.facts.emplace_back("state", r.state + (r.stop_reason.empty() ? "" : " (" + r.stop_reason + ")"));
+  t.facts.emplace_back("state",
+                       r.state + (r.stop_reason.empty() ? "" : " (" + r.stop_reason + ")"));
   if (tokens > 0 || c.mode == "run")
     t.facts.emplace_back("spent", fmt::format("{} tokens, ${:.4f}", tokens, cost));
   if (!t.timed)
-    t.facts.emplace_back("timings",
-                         fmt::format("none ({}): correctness only; fast_p for p > 0 and speed-ups "
-                                     "are {}",
-                                     c.device == "cpu" ? "CPU suite" : "no correct task was timed",
-                                     kNoTimings));
+    t.facts.emplace_back(
+        "timings",
+        fmt::format("none ({}): correctness only; fast_p for p > 0 and speed-ups "
+                    "are {}",
+                    c.device == "cpu" ? "CPU suite" : "no correct task was timed", kNoTimings));
   t.fast_p_header = {"p"};
   for (const std::string& b : fast_p_baselines())
     t.fast_p_header.push_back("vs " + baseline_title(b));
@@ -129,20 +133,22 @@ Tables make_tables(const SuiteRecord& r) {
   }
   t.fast_p.push_back(std::move(geo));
 
-  t.tasks_header = {"task", "status", "calibrated", "kernelbench", "generalizes", "max_abs_err",
-                    "best ms", "eager ms", "compile ms", "graph ms", "x eager", "x compile",
-                    "x graph", "tokens", "cost $", "trust reasons"};
+  t.tasks_header = {"task",        "status",      "calibrated", "kernelbench",
+                    "generalizes", "max_abs_err", "best ms",    "eager ms",
+                    "compile ms",  "graph ms",    "x eager",    "x compile",
+                    "x graph",     "tokens",      "cost $",     "trust reasons"};
   for (const TaskResult& task : r.tasks) {
     std::string status = task.status;
-    if (task.samples > 1) status += fmt::format(" ({}/{} samples ok)", task.correct_samples, task.samples);
-    t.tasks.push_back({task.id, status, verdict(task.pass_calibrated),
-                       verdict(task.pass_kernelbench), task.generalizes.empty() ? "—" : task.generalizes,
-                       sci(task.max_abs_err), num(task.best_ms, 3), num(task.eager_ms, 3),
-                       num(task.compile_ms, 3), num(task.cuda_graph_ms, 3),
-                       num(task.speedup("eager"), 2), num(task.speedup("compile"), 2),
-                       num(task.speedup("cuda_graph"), 2), std::to_string(task.tokens),
-                       fmt::format("{:.4f}", task.cost_usd),
-                       task.reasons.empty() ? "" : fmt::format("{}", fmt::join(task.reasons, "; "))});
+    if (task.samples > 1)
+      status += fmt::format(" ({}/{} samples ok)", task.correct_samples, task.samples);
+    t.tasks.push_back(
+        {task.id, status, verdict(task.pass_calibrated), verdict(task.pass_kernelbench),
+         task.generalizes.empty() ? "—" : task.generalizes, sci(task.max_abs_err),
+         num(task.best_ms, 3), num(task.eager_ms, 3), num(task.compile_ms, 3),
+         num(task.cuda_graph_ms, 3), num(task.speedup("eager"), 2), num(task.speedup("compile"), 2),
+         num(task.speedup("cuda_graph"), 2), std::to_string(task.tokens),
+         fmt::format("{:.4f}", task.cost_usd),
+         task.reasons.empty() ? "" : fmt::format("{}", fmt::join(task.reasons, "; "))});
   }
   return t;
 }
@@ -150,9 +156,12 @@ Tables make_tables(const SuiteRecord& r) {
 std::string md_cell(std::string text) {
   std::string out;
   for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
   }
   return out;
 }
@@ -312,8 +321,9 @@ std::string render_suite_markdown(const SuiteRecord& r) {
   Tables t = make_tables(r);
   std::string out = "# kforge suite\n\n";
   for (const auto& [name, value] : t.facts) out += fmt::format("- **{}**: {}\n", name, value);
-  out += "\n## fast_p\n\nFraction of all tasks (missing and failed ones count) that are correct "
-         "and faster than p x the baseline.\n\n";
+  out +=
+      "\n## fast_p\n\nFraction of all tasks (missing and failed ones count) that are correct "
+      "and faster than p x the baseline.\n\n";
   out += md_table(t.fast_p_header, t.fast_p);
   out += "\n## Tasks\n\n" + md_table(t.tasks_header, t.tasks);
   out += "\n## Failures by status\n";

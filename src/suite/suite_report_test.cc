@@ -1,6 +1,7 @@
 #include "suite/suite_report.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace kforge::suite {
@@ -77,7 +78,8 @@ TEST(SuiteReport, TimedSuiteHasCurvesAndNumbers) {
       << md;
   std::string html = render_suite_html(r);
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http://", html.find("<body")) , html.find("http://www.w3.org/2000/svg", html.find("<body")));
+  EXPECT_EQ(html.find("http://", html.find("<body")),
+            html.find("http://www.w3.org/2000/svg", html.find("<body")));
   EXPECT_NE(html.find("<polyline class=\"series\""), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(render_suite_json(r))["ranking"], "ranked");
 }

@@ -1,9 +1,9 @@
 #include "suite/suite_runner.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <mutex>
-
-#include <fmt/format.h>
 
 #include "suite/scheduler.h"
 #include "suite/suite_report.h"

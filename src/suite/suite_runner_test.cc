@@ -3,6 +3,7 @@
 
 #include "suite/suite_runner.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,8 +11,6 @@
 #include <map>
 #include <set>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "eval/worker_pool.h"
 #include "suite/task_evaluation.h"
@@ -22,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("kforge_suite_runner_" + name + "_" +
-                                              std::to_string(::getpid()));
+  fs::path dir = fs::temp_directory_path() /
+                 ("kforge_suite_runner_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -1,8 +1,8 @@
 #include "suite/task_evaluation.h"
 
-#include <chrono>
-
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "eval/protocol_codec.h"
 #include "store/run_store.h"
@@ -95,10 +95,10 @@ util::Result<TaskResult> evaluate_task(eval::WorkerPool& pool, const SuiteTask& 
       row.error_head = first_line(evaluation.error().message);
     } else {
       row = row_from_evaluation(*evaluation, request.device);
-      std::string name = candidates.size() == 1
-                             ? fmt::format("{}.json", store::safe_name(task.id))
-                             : fmt::format("{}.s{}.json", store::safe_name(task.id),
-                                           candidate.sample);
+      std::string name =
+          candidates.size() == 1
+              ? fmt::format("{}.json", store::safe_name(task.id))
+              : fmt::format("{}.s{}.json", store::safe_name(task.id), candidate.sample);
       eval::OutputContext context;
       context.kforge_version = KFORGE_VERSION;
       context.task = r.task;

@@ -136,8 +136,9 @@ util::Result<CandidateMatch> match_candidates(const std::vector<SuiteTask>& task
     match.unmatched.push_back(file.filename().string());
   }
   for (auto& [id, files_of_task] : match.by_task)
-    std::stable_sort(files_of_task.begin(), files_of_task.end(),
-                     [](const CandidateFile& a, const CandidateFile& b) { return a.sample < b.sample; });
+    std::stable_sort(
+        files_of_task.begin(), files_of_task.end(),
+        [](const CandidateFile& a, const CandidateFile& b) { return a.sample < b.sample; });
   return match;
 }
 

@@ -1,9 +1,9 @@
 #include "suite/task_list.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <set>
-
-#include <gtest/gtest.h>
 
 namespace kforge::suite {
 namespace {
@@ -11,8 +11,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("kforge_task_list_" + name + "_" +
-                                              std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("kforge_task_list_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -89,8 +89,7 @@ TEST(MatchCandidates, TaskNamesAndKernelBenchLayout) {
   EXPECT_EQ(match->by_task["2_Relu"][1].sample, 1);
   EXPECT_EQ(match->by_task["19_ReLU"].size(), 1u);
   EXPECT_FALSE(match->by_task.contains("3_Tanh"));  // missing: a row, not an error
-  EXPECT_EQ(match->unmatched,
-            (std::vector<std::string>{"level2_problem2_sample0.py", "stray.py"}));
+  EXPECT_EQ(match->unmatched, (std::vector<std::string>{"level2_problem2_sample0.py", "stray.py"}));
 }
 
 }  // namespace

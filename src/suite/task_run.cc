@@ -1,11 +1,11 @@
 #include "suite/task_run.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <fstream>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/analysis.h"
 #include "pipeline/console_view.h"
@@ -58,8 +58,8 @@ TaskResult row_from_run(const store::RunRecord& run, const std::filesystem::path
   if (run.best_id) chosen = store::find_candidate(run, *run.best_id);
   if (!chosen)
     for (const store::CandidateRecord& c : run.candidates)
-      if (c.status == "ok" && (!chosen || c.max_abs_err.value_or(1e300) <
-                                              chosen->max_abs_err.value_or(1e300)))
+      if (c.status == "ok" &&
+          (!chosen || c.max_abs_err.value_or(1e300) < chosen->max_abs_err.value_or(1e300)))
         chosen = &c;
   int correct = 0;
   for (const store::CandidateRecord& c : run.candidates) correct += c.status == "ok" ? 1 : 0;
@@ -114,8 +114,10 @@ util::Result<TaskResult> run_task(const SuiteTask& task, const std::filesystem::
   store::RunRecord record;
   if (resume) {
     auto previous = run_store->read_run();
-    if (previous) record = std::move(*previous);
-    else resume = false;
+    if (previous)
+      record = std::move(*previous);
+    else
+      resume = false;
   }
   if (!resume) {
     record.config = context.config;
@@ -147,8 +149,7 @@ util::Result<TaskResult> run_task(const SuiteTask& task, const std::filesystem::
   inputs.library_dirs = context.library_dirs;
   analysis::AnalyzeOptions analyze_options;
   analyze_options.task = task.path;
-  analyze_options.device =
-      record.config.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
+  analyze_options.device = record.config.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
   analyze_options.shrink = record.config.shrink;
   analyze_options.runtime = record.config.device != "cpu";
   eval::WorkerPool& pool = context.pool;
