@@ -12,6 +12,10 @@ if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev \
     libgmock-dev libcpp-httplib-dev libtomlplusplus-dev clang-format \
     bubblewrap libseccomp2 >/dev/null
+  # Tests only: headless Chromium renders the suite report; a single-node Slurm runs the sharded
+  # suite test (tests/slurm). Both are skipped (exit 125) where they cannot be installed.
+  apt-get install -y -qq chromium slurm-wlm >/dev/null || \
+    echo "warning: chromium or slurm-wlm not installed: their tests will be skipped" >&2
 fi
 # bubblewrap confines candidate code (docs/trust.md); without it kforge degrades with a warning
 command -v bwrap >/dev/null || [ -n "${KFORGE_BWRAP:-}" ] || \

@@ -21,5 +21,6 @@ int run_report_command(const Options& options);
 int run_rank_command(const Options& options);
 int run_library_command(const Options& options);
 int run_doctor_command(const Options& options);
+int run_suite_command(const Options& options);
 
 }  // namespace kforge::cli

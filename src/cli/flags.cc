@@ -10,7 +10,8 @@ namespace kforge::cli {
 namespace {
 
 using Field = std::variant<std::string Options::*, bool Options::*, int Options::*,
-                           long long Options::*, double Options::*, std::vector<int> Options::*>;
+                           long long Options::*, double Options::*, std::vector<int> Options::*,
+                           std::vector<std::string> Options::*>;
 
 /// One row of the flag table. `commands` empty = global (every subcommand).
 struct Flag {
@@ -71,6 +72,18 @@ const std::vector<Flag>& flag_table() {
     {"path", &Options::path, "", "candidate file (analyze) or run directory (report, rank)", {"analyze", "report", "rank"}},
     {"action", &Options::library_action, "", "list | add", {"library"}},
     {"dir", &Options::library_dir, "", "run directory to add (library add)", {"library"}},
+
+    {"action", &Options::suite_action, "", "run | eval | merge | report", {"suite"}},
+    {"dirs", &Options::suite_paths, "", "suite directories (merge: the shards; report: the suite)", {"suite"}},
+    {"--tasks", &Options::tasks, "", "task folders, files or globs (comma-separated or repeated)", {"suite"}},
+    {"--candidates", &Options::candidates_dir, "", "suite eval: folder of candidates, one file per task (or KernelBench's level{L}_problem{N}_sample{S}.py)", {"suite"}},
+    {"--suite-dir", &Options::suite_dir, "KFORGE_SUITE_DIR", "the suite's directory; an existing one is resumed (default suites/<time>_<mode>)", {"suite"}},
+    {"--shards", &Options::shards, "", "split the suite into this many shards (Slurm array)", {"suite"}},
+    {"--shard", &Options::shard, "", "the shard this process runs, 0-based (SLURM_ARRAY_TASK_ID)", {"suite"}},
+    {"--budget-usd", &Options::budget_usd, "", "suite run: money per task, USD (0 = no limit)", {"suite"}},
+    {"--suite-budget-tokens", &Options::suite_budget_tokens, "", "suite run: tokens over the whole suite (0 = no limit)", {"suite"}},
+    {"--suite-budget-usd", &Options::suite_budget_usd, "", "suite run: money over the whole suite, USD (0 = no limit)", {"suite"}},
+    {"--suite-time-limit", &Options::suite_time_limit_s, "", "seconds for the whole suite: no task starts after (0 = no limit)", {"suite"}},
   };
   return table;
 }
@@ -78,6 +91,12 @@ const std::vector<Flag>& flag_table() {
 
 bool applies_to(const Flag& flag, std::string_view command) {
   if (flag.commands.empty()) return true;
+  // `suite` takes the flags of `run` and `eval` (settings, model, per-task budgets), but names
+  // its tasks and candidates with flags of its own.
+  if (command == "suite" && flag.names != "--task" && flag.names != "--candidate" &&
+      flag.names != "--resume" && flag.names != "--runs-dir" &&
+      (applies_to(flag, "run") || applies_to(flag, "eval")))
+    return true;
   for (std::string_view c : flag.commands)
     if (c == command) return true;
   return false;
@@ -91,7 +110,8 @@ void add_flag(CLI::App& app, const Flag& flag, Options& options) {
         using T = std::remove_reference_t<decltype(options.*member)>;
         if constexpr (std::is_same_v<T, bool>) {
           return app.add_flag(names, options.*member, help);
-        } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        } else if constexpr (std::is_same_v<T, std::vector<int>> ||
+                             std::is_same_v<T, std::vector<std::string>>) {
           return app.add_option(names, options.*member, help)->delimiter(',');
         } else {
           return app.add_option(names, options.*member, help);
@@ -113,6 +133,7 @@ const std::vector<Subcommand>& subcommands() {
       {"rank", "re-time a run's correct candidates on a GPU; write the best", run_rank_command},
       {"library", "list or add verified kernels", run_library_command},
       {"doctor", "check the configured endpoint, worker and device", run_doctor_command},
+      {"suite", "optimise (run) or score (eval) a whole benchmark; merge shards; fast_p report", run_suite_command},
   };
   return table;
 }

@@ -57,6 +57,19 @@ struct Options {
   std::string resume;
   std::string runs_dir = "runs";
 
+  // Suite (kforge suite run | eval | merge | report).
+  std::string suite_action;
+  std::vector<std::string> tasks;  // --tasks: folders, files or globs
+  std::string candidates_dir;      // --candidates
+  std::string suite_dir;           // --suite-dir
+  int shards = 1;
+  int shard = 0;
+  double budget_usd = 0;  // per task (suite run); 0 = unlimited
+  long long suite_budget_tokens = 0;
+  double suite_budget_usd = 0;
+  double suite_time_limit_s = 0;
+  std::vector<std::string> suite_paths;  // merge / report: suite directories
+
   // Positional arguments of analyze / report / library.
   std::string path;
   std::string library_action;  // "list" | "add"
