@@ -5,11 +5,17 @@
 #                                 spread (bench_harness.py), kforge analyze --runtime,
 #                                 kforge run --provider library end to end, worker GPU tests
 #   bench/gpu_proof.sh trust      the red-team and fault corpora with the GPU-only cases
+#   bench/gpu_proof.sh rank       kforge rank of a CPU run replayed from a real model's
+#                                 transcripts (.carry/runs/gru_replay, task .carry/kb/...)
+#   bench/gpu_proof.sh numerics   an fp16-operand GEMM on an fp32 task under both numerics policies
+#   bench/gpu_proof.sh library    the softmax and GELU library kernels through kforge eval
 # Expects the carried build (scripts/pack_for_device.sh → .carry/) and a python3 with CUDA torch.
 # Writes logs under $OUT (the device tool brings them back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kforge-proof}; mkdir -p "$OUT"
+# The carried confinement tools (bubblewrap, libseccomp), when packed.
+[ -f .carry/env.sh ] && source .carry/env.sh
 export KFORGE_PYTHON=${KFORGE_PYTHON:-$(command -v python3)} PYTHONUNBUFFERED=1
 K=.carry/bin/kforge-run
 step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
@@ -60,6 +66,28 @@ section_harness() {
 section_trust() {
   step "trust corpora on the GPU"
   "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --json "$OUT/trust_gpu.json" 2>&1 | tee "$OUT/trust_gpu.txt"
+}
+
+section_rank() {
+  step "kforge rank of the replayed real-model 39_GRU run"
+  timeout 300 $K rank .carry/runs/gru_replay --device cuda --task .carry/kb/level3/39_GRU.py \
+    --trials 30 2>&1 | tee "$OUT/rank.txt" | grep -v '^\[' 
+  cp .carry/runs/gru_replay/run.json "$OUT/rank_run.json"
+  cp .carry/runs/gru_replay/summary.md "$OUT/rank_summary.md"
+}
+
+section_numerics() {
+  for policy in tolerance strict; do
+    step "kforge eval fp16-operand GEMM, --numerics $policy"
+    timeout 120 $K eval --task tasks/matmul.py --candidate worker/tests/candidates/gemm_fp16_operands.py \
+      --numerics $policy --trials 30 2>&1 | tee "$OUT/numerics_$policy.txt"
+  done
+}
+
+section_library() {
+  step "kforge eval library softmax"
+  timeout 120 $K eval --task tasks/softmax.py --candidate library/softmax/candidate.py --trials 50 \
+    2>&1 | tee "$OUT/library_softmax.txt"
 }
 
 versions
