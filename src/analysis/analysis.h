@@ -43,10 +43,6 @@ struct AnalyzeOptions {
   double timeout_s = 120;
 };
 
-/// The `analyze` request for the worker (docs/protocol.md), as one JSON object text.
-std::string analyze_request_json(const std::filesystem::path& candidate,
-                                 const AnalyzeOptions& options);
-
 /// Asks a worker for the candidate's facts and applies the rules (src/analysis/rules.h).
 /// Errors when the worker cannot serve the request or its reply is malformed; a candidate that
 /// fails to parse is a Report with a syntax-error diagnostic.

@@ -9,6 +9,7 @@
 #include "analysis/analysis.h"
 #include "analysis/diagnostic_format.h"
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/pool_config.h"
 
 namespace kforge::cli {
@@ -39,23 +40,22 @@ int run_analyze_command(const Options& options) {
       return give_up(kExitUsage, ok.error());
     analyze.task = options.task;
   }
-  auto device = parse_device(options.device);
-  if (!device) return give_up(kExitUsage, device.error());
-  analyze.device = *device;
+  auto settings = read_eval_settings(options);
+  if (!settings) return give_up(kExitUsage, settings.error());
+  analyze.device = settings->device;
   analyze.runtime = options.runtime;
   if (analyze.runtime && !analyze.task)
     return give_up(kExitUsage, util::Error{"failed to analyze: --runtime needs --task (the "
                                            "inputs to run the candidate on)"});
-  analyze.shrink = options.shrink;
-  analyze.timeout_s = options.timeout_s;
+  analyze.shrink = settings->shrink;
+  analyze.timeout_s = settings->timeout_s;
 
   // The worker starts on first use, so that a failed start reads "failed to analyze C.py: ...".
   auto started = start_worker_pool(options, {.hello = false});
   if (!started) return give_up(kExitEnvironment, started.error());
   auto report = analysis::analyze_candidate(*started->pool, options.path, analyze);
   if (!report) {
-    bool environment = report.error().message.find("failed to start worker") != std::string::npos;
-    return give_up(environment ? kExitEnvironment : kExitUsage, report.error());
+    return give_up(exit_code_for(report.error()), report.error());
   }
   if (options.json) {
     fmt::print("{}\n", analysis::report_to_json(*report));

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/eval_summary.h"
 #include "cli/pool_config.h"
 #include "eval/protocol_codec.h"
@@ -15,31 +16,17 @@ namespace {
 util::Result<eval::BaselineRequest> make_request(const Options& options) {
   if (auto task = check_input_file("task", options.task); !task)
     return std::unexpected(task.error());
-  eval::BaselineRequest request;
-  request.task = options.task;
-  auto device = parse_device(options.device);
-  if (!device) return std::unexpected(device.error());
-  request.device = *device;
-  if (request.device == eval::Device::kCpu)
+  auto settings = read_eval_settings(options);
+  if (!settings) return std::unexpected(settings.error());
+  if (settings->device == eval::Device::kCpu)
     return util::fail(
         "failed to time the baseline of {}: CPU mode has no timings (run it with --device cuda on "
         "a GPU machine)",
         options.task);
-  if (options.trials < 1)
-    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
-  if (options.warmup < 0)
-    return util::fail("failed to read --warmup: expected 0 or more, got {}", options.warmup);
-  if (!(options.timeout_s > 0))
-    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
-                      options.timeout_s);
   if (auto launcher = split_command(options.launcher); !launcher)
     return std::unexpected(launcher.error());
-  request.shrink = options.shrink;
-  request.trials = options.trials;
-  request.warmup = options.warmup;
-  request.flush_l2 = !options.no_l2_flush;
-  // torch.compile can take minutes on its own: the baseline gets at least the default limit.
-  request.timeout_s = std::max(request.timeout_s, options.timeout_s);
+  // torch.compile can take minutes on its own: the baseline gets at least its own minimum limit.
+  eval::BaselineRequest request = eval::baseline_request(*settings, options.task);
   return request;
 }
 
@@ -68,7 +55,7 @@ int run_baseline_command(const Options& options) {
 
   auto baseline = pool->baseline(*request);
   if (!baseline) {
-    return give_up(exit_code_for_pool_error(baseline.error()), baseline.error());
+    return give_up(exit_code_for(baseline.error()), baseline.error());
   }
   output.exit_code = kExitOk;
   if (options.json)

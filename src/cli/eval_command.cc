@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/eval_summary.h"
 #include "cli/pool_config.h"
 #include "eval/protocol_codec.h"
@@ -17,38 +18,11 @@ util::Result<eval::EvalRequest> make_request(const Options& options) {
     return std::unexpected(task.error());
   if (auto candidate = check_input_file("candidate", options.candidate); !candidate)
     return std::unexpected(candidate.error());
-  eval::EvalRequest request;
-  request.task = options.task;
-  request.candidate = options.candidate;
-  auto device = parse_device(options.device);
-  if (!device) return std::unexpected(device.error());
-  request.device = *device;
-  if (options.precision == "calibrated")
-    request.precision = eval::Precision::kCalibrated;
-  else if (options.precision == "kernelbench")
-    request.precision = eval::Precision::kKernelBench;
-  else
-    return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
-                      options.precision);
-  if (options.input_sets < 1)
-    return util::fail("failed to read --input-sets: expected at least 1, got {}",
-                      options.input_sets);
-  if (options.trials < 1)
-    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
-  if (options.warmup < 0)
-    return util::fail("failed to read --warmup: expected 0 or more, got {}", options.warmup);
-  if (!(options.timeout_s > 0))
-    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
-                      options.timeout_s);
+  auto settings = read_eval_settings(options);
+  if (!settings) return std::unexpected(settings.error());
   if (auto launcher = split_command(options.launcher); !launcher)
     return std::unexpected(launcher.error());
-  request.shrink = options.shrink;
-  request.input_sets = options.input_sets;
-  request.trials = options.trials;
-  request.warmup = options.warmup;
-  request.flush_l2 = !options.no_l2_flush;
-  request.timeout_s = options.timeout_s;
-  request.allow_pytorch_only = options.allow_pytorch_only;
+  eval::EvalRequest request = eval::evaluate_request(*settings, options.task, options.candidate);
   if (request.device == eval::Device::kCuda) request.baselines = {"eager", "compile", "cuda_graph"};
   return request;
 }
@@ -81,7 +55,7 @@ int run_eval_command(const Options& options) {
 
   auto evaluation = pool->evaluate(*request);
   if (!evaluation) {
-    return give_up(exit_code_for_pool_error(evaluation.error()), evaluation.error());
+    return give_up(exit_code_for(evaluation.error()), evaluation.error());
   }
   output.correct = evaluation->status == eval::Status::kOk;
   output.exit_code = output.correct ? kExitOk : kExitFailed;

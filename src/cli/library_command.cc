@@ -11,11 +11,14 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/pool_config.h"
 #include "llm/library_catalog.h"
 #include "llm/library_provider.h"
+#include "task/task_info.h"
 #include "store/json_codec.h"
 #include "store/run_record.h"
 #include "store/run_store.h"
+#include "util/data_dir.h"
 
 namespace kforge::cli {
 
@@ -24,7 +27,10 @@ namespace {
 using nlohmann::json;
 
 std::vector<std::filesystem::path> library_dirs() {
-  return {std::filesystem::path(KFORGE_SOURCE_DIR) / "library", llm::user_library_dir()};
+  std::vector<std::filesystem::path> dirs;
+  if (auto data = util::find_data_dir()) dirs.push_back(*data / "library");
+  dirs.push_back(llm::user_library_dir());
+  return dirs;
 }
 
 /// The measurement shown for an entry: its default configuration's best speed-up vs CUDA graph.
@@ -161,10 +167,12 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
          {"source", std::filesystem::absolute(run_dir).string()}}}}};
   // the task's signature, so the entry also serves other tasks of the same structure
   if (std::filesystem::exists(run->config.task)) {
-    llm::LibraryProviderOptions inspect_options;
-    inspect_options.python = options.python;
-    inspect_options.worker_dir = options.worker_dir;
-    auto info = llm::worker_task_inspector(inspect_options)(run->config.task);
+    // a CPU worker from the pool: the structure, not the sizes, matters here
+    Options cpu = options;
+    cpu.device = "cpu";
+    auto started = start_worker_pool(cpu, {.hello = false});
+    auto info = started ? task::inspect_task(*started->pool, run->config.task, true)
+                        : util::Result<task::TaskInfo>(std::unexpected(started.error()));
     if (info) {
       llm::TaskSignature signature = llm::derive_signature(*info, run->config.task);
       if (!signature.fields.empty()) meta["signature"] = signature.fields;

@@ -39,9 +39,9 @@ util::Result<std::vector<std::string>> split_command(std::string_view text) {
 }
 
 util::Result<eval::Device> parse_device(std::string_view text) {
-  if (text == "cuda") return eval::Device::kCuda;
-  if (text == "cpu") return eval::Device::kCpu;
-  return util::fail("failed to read --device: expected cuda or cpu, got {}", text);
+  auto device = eval::parse_device(text);
+  if (!device) return std::unexpected(device.error().context("failed to read --device"));
+  return device;
 }
 
 util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers) {
@@ -94,14 +94,6 @@ util::Result<void> check_input_file(std::string_view what, const std::string& pa
   if (::access(path.c_str(), R_OK) != 0)
     return util::fail("failed to read {} {}: permission denied", what, path);
   return {};
-}
-
-int exit_code_for_pool_error(const util::Error& error) {
-  const std::string& message = error.message;
-  if (message.find("failed to start worker") != std::string::npos) return kExitEnvironment;
-  for (std::string_view ran : {"worker died: ", "timed out: ", "the worker broke the protocol"})
-    if (message.find(ran) != std::string::npos) return kExitFailed;
-  return kExitUsage;
 }
 
 }  // namespace kforge::cli

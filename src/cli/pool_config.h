@@ -59,9 +59,4 @@ util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerIn
 /// file". `what` is "task" or "candidate".
 util::Result<void> check_input_file(std::string_view what, const std::string& path);
 
-/// The exit code for an error from the pool: 3 when no worker could start, 1 when the work ran
-/// and failed (the worker died or timed out), 2 when the worker refused the request (a task or
-/// candidate it cannot load).
-int exit_code_for_pool_error(const util::Error& error);
-
 }  // namespace kforge::cli

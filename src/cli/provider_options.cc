@@ -22,12 +22,7 @@ util::Result<llm::ConfigOverrides> provider_overrides(const Options& options) {
 util::Result<llm::ProviderConfig> load_provider_config(const Options& options) {
   auto overrides = provider_overrides(options);
   if (!overrides) return std::unexpected(overrides.error());
-  auto config = llm::load_provider_config(*overrides);
-  if (!config) return config;
-  // The offline library provider reads tasks through the worker's Python.
-  if (!options.python.empty()) config->library.python = options.python;
-  if (!options.worker_dir.empty()) config->library.worker_dir = options.worker_dir;
-  return config;
+  return llm::load_provider_config(*overrides);
 }
 
 }  // namespace kforge::cli

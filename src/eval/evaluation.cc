@@ -31,3 +31,24 @@ std::optional<Status> status_from_string(std::string_view text) {
 }
 
 }  // namespace kforge::eval
+
+namespace kforge::eval {
+
+EvalRequest evaluate_request(const EvalSettings& settings, const std::filesystem::path& task,
+                             const std::filesystem::path& candidate) {
+  EvalRequest request;
+  request.task = task;
+  request.candidate = candidate;
+  request.device = settings.device;
+  request.shrink = settings.shrink;
+  request.precision = settings.precision;
+  request.input_sets = settings.input_sets;
+  request.trials = settings.trials;
+  request.warmup = settings.warmup;
+  request.flush_l2 = settings.flush_l2;
+  request.timeout_s = settings.timeout_s;
+  request.allow_pytorch_only = settings.allow_pytorch_only;
+  return request;
+}
+
+}  // namespace kforge::eval

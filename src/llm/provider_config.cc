@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "llm/json_text.h"
+#include "util/data_dir.h"
 #include "util/source_location.h"
 
 namespace kforge::llm {
@@ -314,7 +315,7 @@ util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrid
   } else {
     config.needs_key = false;
   }
-  config.library.library_dirs.emplace_back(std::filesystem::path(KFORGE_SOURCE_DIR) / "library");
+  if (auto data = util::find_data_dir()) config.library.library_dirs.emplace_back(*data / "library");
 
   json top = doc;
   top.erase("provider");

@@ -144,17 +144,7 @@ class Run {
             static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(services.pool.size(), 1, 64))) {
     record_ = inputs.record;
     next_id_ = s_.store.journal().max_candidate_id() + 1;
-    eval_template_.device = config_.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
-    eval_template_.shrink = config_.shrink;
-    eval_template_.precision = config_.precision == "kernelbench" ? eval::Precision::kKernelBench
-                                                                  : eval::Precision::kCalibrated;
-    eval_template_.input_sets = config_.input_sets;
-    eval_template_.trials = config_.trials;
-    eval_template_.warmup = config_.warmup;
-    eval_template_.flush_l2 = config_.flush_l2;
-    eval_template_.timeout_s = config_.timeout_s;
-    eval_template_.allow_pytorch_only = config_.allow_pytorch_only;
-    eval_template_.task = config_.task;
+    eval_template_ = eval::evaluate_request(store::eval_settings(config_), config_.task, {});
     eval_template_.input_seed = draw_input_seed();
   }
 
@@ -314,14 +304,9 @@ void Run::measure_baselines() {
     std::lock_guard lock(mutex_);
     if (record_.baselines) return;  // resumed: measured by the first attempt
   }
-  eval::BaselineRequest request;
-  request.task = config_.task;
-  request.device = eval::Device::kCuda;
-  request.shrink = config_.shrink;
-  request.trials = config_.trials;
-  request.warmup = config_.warmup;
-  request.flush_l2 = config_.flush_l2;
-  request.baselines = {"eager", "compile", "cuda_graph"};
+  eval::EvalSettings settings = store::eval_settings(config_);
+  settings.device = eval::Device::kCuda;
+  eval::BaselineRequest request = eval::baseline_request(settings, config_.task);
   s_.view.log("baselines: timing the reference (eager, torch.compile, CUDA-graph replay)");
   auto result = s_.pool.baseline(request);
   if (!result) {

@@ -136,12 +136,7 @@ util::Result<TaskInfo> parse_task_info(std::string_view json_text) {
 
 util::Result<TaskInfo> inspect_task(eval::WorkerPool& pool, const std::filesystem::path& path,
                                     bool shrink) {
-  constexpr double kTimeoutS = 120;
-  json request = {{"op", "inspect_task"},
-                  {"task_path", std::filesystem::absolute(path).string()},
-                  {"shrink", shrink},
-                  {"timeout_s", kTimeoutS}};
-  auto reply = pool.request(request.dump(), kTimeoutS);
+  auto reply = pool.inspect_task({.task = path, .shrink = shrink});
   if (!reply) return std::unexpected(reply.error());
   return parse_task_info(*reply);
 }

@@ -1,0 +1,54 @@
+#pragma once
+
+// How candidates are evaluated: one struct, one default for each setting, parsed once.
+
+#include <string_view>
+
+#include "util/error.h"
+
+namespace kforge::eval {
+
+enum class Precision { kCalibrated, kKernelBench };
+enum class Device { kCuda, kCpu };
+
+/// "cuda" / "cpu", as the worker protocol and the run record write it.
+std::string_view device_name(Device device);
+/// "calibrated" / "kernelbench".
+std::string_view precision_name(Precision precision);
+/// Errors read "expected cuda or cpu, got gpu" (the caller names the flag or field).
+util::Result<Device> parse_device(std::string_view text);
+util::Result<Precision> parse_precision(std::string_view text);
+
+/// How candidates are checked and timed. Read once from the flags, the environment and the
+/// config (cli/eval_flags.h) or from a run's record, validated there, then passed by value; the
+/// defaults below are the only ones (Options, EvalRequest, BaselineRequest and store::RunConfig
+/// take theirs from kDefaultEvalSettings).
+struct EvalSettings {
+  Device device = Device::kCuda;
+  /// Shrink the task's shape constants (CPU checks).
+  bool shrink = false;
+  Precision precision = Precision::kCalibrated;
+  /// Input sets checked for correctness.
+  int input_sets = 5;
+  /// Timed trials, and warm-up runs before them.
+  int trials = 100;
+  int warmup = 10;
+  bool flush_l2 = true;
+  /// Wall-clock limit of one evaluation, seconds.
+  double timeout_s = 300;
+  /// Timing the reference compiles it with torch.compile, which can take minutes on its own: a
+  /// baseline gets at least this limit.
+  double min_baseline_timeout_s = 900;
+  /// Accept candidates that launch no kernel of their own.
+  bool allow_pytorch_only = false;
+
+  /// The limit of a baseline request: timeout_s, at least min_baseline_timeout_s.
+  double baseline_timeout_s() const;
+  /// Errors name the flag of the first invalid value: "failed to read --trials: expected at
+  /// least 1, got 0".
+  util::Result<void> validate() const;
+};
+
+inline constexpr EvalSettings kDefaultEvalSettings{};
+
+}  // namespace kforge::eval
