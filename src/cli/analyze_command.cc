@@ -11,19 +11,9 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "cli/pool_config.h"
+#include "util/file_text.h"
 
 namespace kforge::cli {
-
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-}  // namespace
 
 int run_analyze_command(const Options& options) {
   auto give_up = [&](int code, const util::Error& error) {
@@ -60,7 +50,7 @@ int run_analyze_command(const Options& options) {
   if (options.json) {
     fmt::print("{}\n", analysis::report_to_json(*report));
   } else {
-    std::string source = read_text(options.path);
+    std::string source = util::read_file(options.path).value_or("");
     for (const analysis::Diagnostic& diagnostic : report->diagnostics)
       fmt::print("{}\n", analysis::format_diagnostic(diagnostic, source));
     fmt::print("{}\n", analysis::format_summary(*report));

@@ -12,13 +12,14 @@
 
 #include "cli/commands.h"
 #include "cli/pool_config.h"
-#include "llm/library_catalog.h"
-#include "llm/library_provider.h"
-#include "task/task_info.h"
+#include "library/library_catalog.h"
+#include "library/library_provider.h"
 #include "store/json_codec.h"
 #include "store/run_record.h"
 #include "store/run_store.h"
+#include "task/task_info.h"
 #include "util/data_dir.h"
+#include "util/file_text.h"
 
 namespace kforge::cli {
 
@@ -29,13 +30,13 @@ using nlohmann::json;
 std::vector<std::filesystem::path> library_dirs() {
   std::vector<std::filesystem::path> dirs;
   if (auto data = util::find_data_dir()) dirs.push_back(*data / "library");
-  dirs.push_back(llm::user_library_dir());
+  dirs.push_back(library::user_library_dir());
   return dirs;
 }
 
 /// The measurement shown for an entry: its default configuration's best speed-up vs CUDA graph.
-const llm::LibraryMeasurement* headline(const llm::LibraryEntry& entry) {
-  const llm::LibraryMeasurement* best = nullptr;
+const library::LibraryMeasurement* headline(const library::LibraryEntry& entry) {
+  const library::LibraryMeasurement* best = nullptr;
   for (const auto& m : entry.measurements) {
     if (!m.is_default) continue;
     if (!best || m.speedup_vs_cuda_graph.value_or(0) > best->speedup_vs_cuda_graph.value_or(0))
@@ -49,7 +50,7 @@ std::string speedup(const std::optional<double>& value) {
 }
 
 int list_library(const Options& options) {
-  auto entries = llm::load_library(library_dirs());
+  auto entries = library::load_library(library_dirs());
   if (!entries) {
     fmt::print(stderr, "kforge library: {}\n", entries.error().message);
     return kExitUsage;
@@ -87,7 +88,7 @@ int list_library(const Options& options) {
   std::vector<std::vector<std::string>> rows = {
       {"kernel", "tasks", "vs graph", "vs eager", "ms", "measured on", "folder"}};
   for (const auto& e : *entries) {
-    const llm::LibraryMeasurement* m = headline(e);
+    const library::LibraryMeasurement* m = headline(e);
     rows.push_back({e.name, fmt::format("{}", fmt::join(e.tasks, ",")),
                     m ? speedup(m->speedup_vs_cuda_graph) : "-",
                     m ? speedup(m->speedup_vs_eager) : "-",
@@ -107,19 +108,11 @@ int list_library(const Options& options) {
   return kExitOk;
 }
 
-util::Result<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return util::fail("failed to read {}: cannot open it", path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// Copies the run's best candidate, its evaluation and a meta.json into the user's library.
 util::Result<std::filesystem::path> add_run(const Options& options) {
   const std::filesystem::path run_dir = options.library_dir;
   if (run_dir.empty()) return util::fail("failed to add to the library: no run directory given");
-  auto text = read_text(run_dir / "run.json");
+  auto text = util::read_file(run_dir / "run.json");
   if (!text) return std::unexpected(text.error().context("failed to add {}", run_dir.string()));
   json doc = json::parse(*text, nullptr, false);
   if (doc.is_discarded())
@@ -135,11 +128,11 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
         "failed to add {}: its best candidate has no measured speed-up (CPU runs "
         "are not timed)",
         run_dir.string());
-  auto source = read_text(run_dir / "best.py");
+  auto source = util::read_file(run_dir / "best.py");
   if (!source) return std::unexpected(source.error().context("failed to add {}", run_dir.string()));
 
   const std::string name = store::safe_name(run->id);  // the id already names the task
-  const std::filesystem::path dest = llm::user_library_dir() / name;
+  const std::filesystem::path dest = library::user_library_dir() / name;
   if (std::filesystem::exists(dest))
     return util::fail("failed to add {}: {} already exists", run_dir.string(), dest.string());
   std::filesystem::create_directories(dest);
@@ -174,7 +167,7 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
     auto info = started ? task::inspect_task(*started->pool, run->config.task, true)
                         : util::Result<task::TaskInfo>(std::unexpected(started.error()));
     if (info) {
-      llm::TaskSignature signature = llm::derive_signature(*info, run->config.task);
+      library::TaskSignature signature = library::derive_signature(*info, run->config.task);
       if (!signature.fields.empty()) meta["signature"] = signature.fields;
     }
   }

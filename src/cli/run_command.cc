@@ -13,7 +13,6 @@
 #include "cli/pool_config.h"
 #include "cli/provider_options.h"
 #include "eval/worker_pool.h"
-#include "llm/provider_factory.h"
 #include "pipeline/console_view.h"
 #include "pipeline/pipeline.h"
 #include "prompts/prompt_set.h"
@@ -22,18 +21,11 @@
 #include "store/run_store.h"
 #include "task/task_info.h"
 #include "util/data_dir.h"
+#include "util/file_text.h"
 
 namespace kforge::cli {
 
 namespace {
-
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The run's configuration from the flags (a new run).
 util::Result<store::RunConfig> config_from_options(const Options& options) {
@@ -102,7 +94,7 @@ int run_run_command(const Options& options) {
     record.config = std::move(*config);
   }
 
-  auto task_source = read_text(record.config.task);
+  auto task_source = util::read_file(record.config.task);
   if (!task_source)
     return fail_with(kExitUsage, util::Error{fmt::format("failed to read task {}: cannot open",
                                                          record.config.task)});
@@ -115,10 +107,9 @@ int run_run_command(const Options& options) {
   auto& pool = started->pool;
   // The library provider reads the task's structure through the same pool (at the shrunk shapes:
   // the structure, not the sizes, matters there).
-  provider_config->library.inspect_task = [&pool](const std::filesystem::path& task) {
+  auto provider = make_provider(*provider_config, [&pool](const std::filesystem::path& task) {
     return task::inspect_task(*pool, task, true);
-  };
-  auto provider = llm::make_provider(*provider_config);
+  });
   if (!provider)  // an unreadable recorded run (--from) is bad input, not a missing service
     return fail_with(provider_config->api == llm::Api::kReplay ? kExitUsage : kExitEnvironment,
                      provider.error());

@@ -14,6 +14,7 @@
 #include "llm/json_text.h"
 #include "util/data_dir.h"
 #include "util/source_location.h"
+#include "util/file_text.h"
 
 namespace kforge::llm {
 
@@ -82,11 +83,9 @@ json toml_to_json(const toml::node& node) {
 }
 
 util::Result<json> read_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return util::fail("failed to read config {}: cannot open it", path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  auto read = util::read_file(path);
+  if (!read) return util::fail("failed to read config {}: cannot open it", path);
+  std::string text = std::move(*read);
   std::size_t first = text.find_first_not_of(" \t\r\n");
   bool is_json = path.ends_with(".json") || (first != std::string::npos && text[first] == '{');
   if (is_json) {

@@ -15,7 +15,7 @@
 #include <semaphore>
 #include <vector>
 
-#include "llm/reply_parser.h"
+#include "pipeline/reply_parser.h"
 #include "llm/token_ledger.h"
 #include "pipeline/budget.h"
 #include "pipeline/candidate.h"
@@ -117,7 +117,7 @@ std::string describe_result(const Candidate& c) {
   return out;
 }
 
-std::map<std::string, std::string> diagnosis_map(const std::optional<llm::AnalysisDiagnosis>& d) {
+std::map<std::string, std::string> diagnosis_map(const std::optional<AnalysisDiagnosis>& d) {
   if (!d) return {};
   return {{"worth_optimizing", d->worth_optimizing ? "yes" : "no"},
           {"reason", d->reason},
@@ -125,7 +125,7 @@ std::map<std::string, std::string> diagnosis_map(const std::optional<llm::Analys
           {"optimisation_method", d->optimisation_method},
           {"modification_plan", d->modification_plan},
           {"expected_speedup", d->expected_speedup},
-          {"implementation_complexity", std::string(llm::to_string(d->implementation_complexity))},
+          {"implementation_complexity", std::string(to_string(d->implementation_complexity))},
           {"kernel_type", d->kernel_type}};
 }
 
@@ -162,7 +162,7 @@ class Run {
 
   CandidatePtr produce(const std::string& key, const std::string& stage, std::optional<int> parent,
                        int lineage, const prompts::Vars& vars,
-                       const std::optional<llm::AnalysisDiagnosis>& diagnosis);
+                       const std::optional<AnalysisDiagnosis>& diagnosis);
   std::optional<llm::ChatReply> ask(const std::string& key, const std::string& stage,
                                     const std::string& template_name, const std::string& transcript,
                                     const prompts::Vars& vars);
@@ -274,7 +274,7 @@ prompts::Vars Run::base_vars() const {
        {"seed_index", "attempt", "origin_stage", "validation_error", "previous_reply",
         "adapt_persistent", "guard_reason", "best_id", "candidate_id", "candidate_stage"})
     vars[name] = "";
-  for (const auto& [name, value] : prompts::diagnosis_vars({})) vars[name] = "";
+  for (const auto& [name, value] : diagnosis_vars({})) vars[name] = "";
   vars["worth_optimizing"] = "";
   return vars;
 }
@@ -285,7 +285,7 @@ prompts::Vars Run::vars_for(const Candidate& candidate) const {
                  prompts::candidate_vars(candidate.source, candidate.evaluation, candidate.report));
   vars["candidate_id"] = std::to_string(candidate.id);
   vars["candidate_stage"] = candidate.stage;
-  if (candidate.diagnosis) prompts::merge(vars, prompts::diagnosis_vars(*candidate.diagnosis));
+  if (candidate.diagnosis) prompts::merge(vars, diagnosis_vars(*candidate.diagnosis));
   return vars;
 }
 
@@ -377,7 +377,7 @@ std::optional<llm::ChatReply> Run::ask(const std::string& key, const std::string
 
 CandidatePtr Run::produce(const std::string& key, const std::string& stage,
                           std::optional<int> parent, int lineage, const prompts::Vars& vars,
-                          const std::optional<llm::AnalysisDiagnosis>& diagnosis) {
+                          const std::optional<AnalysisDiagnosis>& diagnosis) {
   bool replay = s_.store.journal().chat(key).has_value();
   if (!replay) {
     if (stopping()) return nullptr;
@@ -400,7 +400,7 @@ CandidatePtr Run::produce(const std::string& key, const std::string& stage,
   candidate->usage = reply->usage;
   candidate->path = s_.store.candidate_path(id, stage);
   budget_.add_candidate();
-  auto code = llm::extract_model_new(reply->content);
+  auto code = extract_model_new(reply->content);
   if (code) {
     candidate->source = std::move(*code);
   } else {
@@ -582,7 +582,7 @@ CandidatePtr Run::analysis_chain(const CandidatePtr& target) {
   std::string key = fmt::format("analysis{}", k);
   auto reply = ask(key, "analysis", "analysis", fmt::format("{}_analysis", target->id), vars);
   if (!reply) return nullptr;
-  auto diagnosis = llm::parse_analysis(reply->content);
+  auto diagnosis = parse_analysis(reply->content);
   if (!diagnosis) {
     note(fmt::format("analysis of #{}: {} — asking once more", target->id,
                      diagnosis.error().message));
@@ -591,22 +591,22 @@ CandidatePtr Run::analysis_chain(const CandidatePtr& target) {
     auto retry = ask(key + ".retry", "analysis", "analysis_retry",
                      fmt::format("{}_analysis_retry", target->id), vars);
     if (!retry) return nullptr;
-    diagnosis = llm::parse_analysis(retry->content);
+    diagnosis = parse_analysis(retry->content);
     if (!diagnosis) {
       note(fmt::format("analysis of #{} is still invalid: {} — no optimised candidate from it",
                        target->id, diagnosis.error().message));
       return nullptr;
     }
   }
-  const llm::AnalysisDiagnosis& d = *diagnosis;
+  const AnalysisDiagnosis& d = *diagnosis;
   note(fmt::format(
       "analysis of #{}: worth optimising: {} ({}); bottleneck: {}; method: {}; complexity: {}; "
       "kernel_type: {}; expected speed-up: {}",
       target->id, d.worth_optimizing ? "yes" : "no", first_line(d.reason), first_line(d.bottleneck),
-      first_line(d.optimisation_method), llm::to_string(d.implementation_complexity), d.kernel_type,
+      first_line(d.optimisation_method), to_string(d.implementation_complexity), d.kernel_type,
       first_line(d.expected_speedup)));
   if (!d.worth_optimizing) return nullptr;
-  prompts::merge(vars, prompts::diagnosis_vars(d));
+  prompts::merge(vars, diagnosis_vars(d));
   auto candidate = produce(fmt::format("optimise{}", k), "optimise", target->id, k, vars, d);
   if (!candidate) return nullptr;
   return repair_chain(candidate);

@@ -1,4 +1,5 @@
 #include "prompts/prompt_set.h"
+#include "util/file_text.h"
 
 #include <fstream>
 #include <sstream>
@@ -19,11 +20,9 @@ util::Result<PromptSet> PromptSet::load(const std::filesystem::path& dir) {
   PromptSet set;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".txt") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    if (!in) return util::fail("failed to read prompt {}: cannot open", entry.path().string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    set.templates_[entry.path().stem().string()] = text.str();
+    auto text = util::read_file(entry.path());
+    if (!text) return util::fail("failed to read prompt {}: cannot open", entry.path().string());
+    set.templates_[entry.path().stem().string()] = std::move(*text);
   }
   if (ec) return util::fail("failed to list prompts in {}: {}", dir.string(), ec.message());
   for (std::string_view name : stage_template_names())

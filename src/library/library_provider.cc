@@ -1,4 +1,4 @@
-#include "llm/library_provider.h"
+#include "library/library_provider.h"
 
 #include <fmt/format.h>
 
@@ -7,14 +7,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "llm/library_catalog.h"
+#include "library/library_catalog.h"
+#include "util/file_text.h"
 
-namespace kforge::llm {
+namespace kforge::library {
 
 namespace {
 
 /// Answers with the verified kernel whose signature matches the task's; the prompt is ignored.
-class LibraryProvider final : public Provider {
+class LibraryProvider final : public llm::Provider {
  public:
   explicit LibraryProvider(LibraryProviderOptions options) : options_(std::move(options)) {
     // the user's own verified wins (`kforge library add`) are searched after the given folders
@@ -24,7 +25,7 @@ class LibraryProvider final : public Provider {
       options_.library_dirs.push_back(user);
   }
 
-  util::Result<ChatReply> chat(const ChatRequest& request) override {
+  util::Result<llm::ChatReply> chat(const llm::ChatRequest& request) override {
     const auto began = std::chrono::steady_clock::now();
     if (request.task_path.empty())
       return util::fail("failed to pick a library kernel: the request names no task");
@@ -40,16 +41,14 @@ class LibraryProvider final : public Provider {
     if (!entries) return std::unexpected(entries.error());
     const LibraryEntry* entry = find_entry(*entries, signature);
     if (!entry) return util::fail("no library kernel for this task: {}", signature.describe());
-    std::ifstream in(entry->source);
-    if (!in)
+    auto source = util::read_file(entry->source);
+    if (!source)
       return util::fail("failed to read library kernel {}: cannot open {}", entry->name,
                         entry->source.string());
-    std::stringstream source;
-    source << in.rdbuf();
-    ChatReply reply;
+    llm::ChatReply reply;
     reply.content = fmt::format(
         "Library kernel `{}` ({}), verified on {}: {}\n\n```python\n{}```\n", entry->name,
-        entry->dir.string(), fmt::join(entry->tasks, ", "), entry->description, source.str());
+        entry->dir.string(), fmt::join(entry->tasks, ", "), entry->description, *source);
     reply.finish_reason = "stop";
     reply.latency_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -65,8 +64,8 @@ class LibraryProvider final : public Provider {
 
 }  // namespace
 
-std::unique_ptr<Provider> make_library_provider(const LibraryProviderOptions& options) {
+std::unique_ptr<llm::Provider> make_library_provider(const LibraryProviderOptions& options) {
   return std::make_unique<LibraryProvider>(options);
 }
 
-}  // namespace kforge::llm
+}  // namespace kforge::library

@@ -1,8 +1,8 @@
-#include "llm/library_provider.h"
+#include "library/library_provider.h"
 
 #include <gtest/gtest.h>
 
-namespace kforge::llm {
+namespace kforge::library {
 namespace {
 
 constexpr const char* kGruHidden = R"({
@@ -21,7 +21,7 @@ LibraryProviderOptions options_with(std::string task_info) {
 
 TEST(LibraryProvider, AnswersWithTheMatchingKernelInAPythonBlock) {
   auto provider = make_library_provider(options_with(kGruHidden));
-  ChatRequest request;
+  llm::ChatRequest request;
   request.task_path = "tasks/40_GRUHidden.py";
   auto reply = provider->chat(request);
   ASSERT_TRUE(reply) << reply.error().message;
@@ -34,7 +34,7 @@ TEST(LibraryProvider, AnswersWithTheMatchingKernelInAPythonBlock) {
 TEST(LibraryProvider, NoMatchSaysWhichSignatureHasNoKernel) {
   auto provider = make_library_provider(options_with(
       R"({"modules": [{"path": "rnn", "type": "RNN", "args": {}}], "outputs": [{"shape": [1]}]})"));
-  ChatRequest request;
+  llm::ChatRequest request;
   request.task_path = "tasks/33_VanillaRNN.py";
   auto reply = provider->chat(request);
   ASSERT_FALSE(reply);
@@ -49,7 +49,7 @@ TEST(LibraryProvider, InspectionFailureIsReportedWithTheTask) {
     return util::fail("worker gone");
   };
   auto provider = make_library_provider(options);
-  ChatRequest request;
+  llm::ChatRequest request;
   request.task_path = "tasks/39_GRU.py";
   auto reply = provider->chat(request);
   ASSERT_FALSE(reply);
@@ -57,4 +57,4 @@ TEST(LibraryProvider, InspectionFailureIsReportedWithTheTask) {
 }
 
 }  // namespace
-}  // namespace kforge::llm
+}  // namespace kforge::library

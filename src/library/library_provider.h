@@ -11,7 +11,7 @@
 #include "llm/provider.h"
 #include "task/task_info.h"
 
-namespace kforge::llm {
+namespace kforge::library {
 
 /// Reads a task's module structure: the worker's inspect_task result.
 using TaskInspector =
@@ -27,6 +27,6 @@ struct LibraryProviderOptions {
 
 /// A Provider whose chat() answers with the library kernel matching request.task_path, as a
 /// fenced python block; no match → an error "no library kernel for this task: <signature>".
-std::unique_ptr<Provider> make_library_provider(const LibraryProviderOptions& options);
+std::unique_ptr<llm::Provider> make_library_provider(const LibraryProviderOptions& options);
 
-}  // namespace kforge::llm
+}  // namespace kforge::library
