@@ -36,27 +36,22 @@ int run_baseline_command(const Options& options) {
   eval::OutputContext output;
   output.kforge_version = KFORGE_VERSION;
   output.task = options.task;
-  output.device = options.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
-  auto give_up = [&](int code, const util::Error& error) {
-    output.exit_code = code;
-    fmt::print(stderr, "kforge baseline: {}\n", error.message);
-    if (options.json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
-    return code;
+  output.device = eval::parse_device(options.device).value_or(eval::kDefaultEvalSettings.device);
+  auto give_up = [&](const util::Error& error) {
+    return report_error("baseline", options.json, output, error);
   };
 
   auto request = make_request(options);
-  if (!request) return give_up(kExitUsage, request.error());
+  if (!request) return give_up(request.error());
   auto started = start_worker_pool(options);
-  if (!started) return give_up(kExitEnvironment, started.error());
+  if (!started) return give_up(started.error());
   output.worker = started->info;
   if (auto cuda = require_cuda_device(request->device, started->info, "use --device cpu"); !cuda)
-    return give_up(kExitEnvironment, cuda.error());
+    return give_up(cuda.error());
   auto& pool = started->pool;
 
   auto baseline = pool->baseline(*request);
-  if (!baseline) {
-    return give_up(exit_code_for(baseline.error()), baseline.error());
-  }
+  if (!baseline) return give_up(baseline.error());
   output.exit_code = kExitOk;
   if (options.json)
     fmt::print("{}\n", eval::encode_baseline_output(*baseline, output));

@@ -34,29 +34,24 @@ int run_eval_command(const Options& options) {
   output.kforge_version = KFORGE_VERSION;
   output.task = options.task;
   output.candidate = options.candidate;
-  output.device = options.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
-  auto give_up = [&](int code, const util::Error& error) {
-    output.exit_code = code;
-    fmt::print(stderr, "kforge eval: {}\n", error.message);
-    if (options.json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
-    return code;
+  output.device = eval::parse_device(options.device).value_or(eval::kDefaultEvalSettings.device);
+  auto give_up = [&](const util::Error& error) {
+    return report_error("eval", options.json, output, error);
   };
 
   auto request = make_request(options);
-  if (!request) return give_up(kExitUsage, request.error());
+  if (!request) return give_up(request.error());
   auto started = start_worker_pool(options);
-  if (!started) return give_up(kExitEnvironment, started.error());
+  if (!started) return give_up(started.error());
   output.worker = started->info;
   if (auto cuda = require_cuda_device(request->device, started->info,
                                       "use --device cpu for a correctness check");
       !cuda)
-    return give_up(kExitEnvironment, cuda.error());
+    return give_up(cuda.error());
   auto& pool = started->pool;
 
   auto evaluation = pool->evaluate(*request);
-  if (!evaluation) {
-    return give_up(exit_code_for(evaluation.error()), evaluation.error());
-  }
+  if (!evaluation) return give_up(evaluation.error());
   output.correct = evaluation->status == eval::Status::kOk;
   output.exit_code = output.correct ? kExitOk : kExitFailed;
   if (options.json) {

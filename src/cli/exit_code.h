@@ -18,6 +18,8 @@ enum ExitCode : int {
 /// internal fault 1 (the work ran and failed).
 ExitCode exit_code_for(util::ErrorKind kind);
 
-inline ExitCode exit_code_for(const util::Error& error) { return exit_code_for(error.kind); }
+inline ExitCode exit_code_for(const util::Error& error) {
+  return exit_code_for(error.kind);
+}
 
 }  // namespace kforge::cli

@@ -66,11 +66,11 @@ util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::s
 
 util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start) {
   auto pool_options = make_pool_options(options, start.max_workers);
-  if (!pool_options) return std::unexpected(pool_options.error());
+  if (!pool_options) return std::unexpected(pool_options.error().as(util::ErrorKind::kEnvironment));
   StartedPool started{eval::make_worker_pool(*pool_options), {}};
   if (!start.hello) return started;
   auto info = started.pool->hello();
-  if (!info) return std::unexpected(info.error());
+  if (!info) return std::unexpected(info.error().as(util::ErrorKind::kEnvironment));
   started.info = *info;
   return started;
 }
@@ -78,7 +78,8 @@ util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart st
 util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerInfo& info,
                                        std::string_view hint) {
   if (device == eval::Device::kCuda && !info.cuda && !info.device_name)
-    return util::fail("failed to use cuda: the worker's torch {} has no CUDA device ({})",
+    return util::fail(util::ErrorKind::kEnvironment,
+                      "failed to use cuda: the worker's torch {} has no CUDA device ({})",
                       info.torch, hint);
   return {};
 }

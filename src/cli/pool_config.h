@@ -46,12 +46,12 @@ struct StartedPool {
 };
 
 /// Makes the pool the flags describe (make_pool_options) as `start` says; by default one worker
-/// that has answered `hello`. Any error is an environment failure (exit 3). Whether the device is
+/// that has answered `hello`. Any error is of kind environment (exit 3). Whether the device is
 /// usable is the caller's check (require_cuda_device).
 util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start = {});
 
-/// Errors when `device` is cuda but the worker's torch sees no CUDA device; `hint` ends the
-/// message (e.g. "use --device cpu").
+/// Errors (kind environment) when `device` is cuda but the worker's torch sees no CUDA device;
+/// `hint` ends the message (e.g. "use --device cpu").
 util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerInfo& info,
                                        std::string_view hint);
 

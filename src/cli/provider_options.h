@@ -3,9 +3,9 @@
 // Turning command-line options into the model provider's configuration; shared by the
 // subcommands that talk to a model (run, doctor).
 
-#include "cli/options.h"
 #include <memory>
 
+#include "cli/options.h"
 #include "library/library_provider.h"
 #include "llm/provider_config.h"
 #include "util/error.h"

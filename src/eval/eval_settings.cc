@@ -5,7 +5,9 @@
 
 namespace kforge::eval {
 
-std::string_view device_name(Device device) { return device == Device::kCpu ? "cpu" : "cuda"; }
+std::string_view device_name(Device device) {
+  return device == Device::kCpu ? "cpu" : "cuda";
+}
 
 std::string_view precision_name(Precision precision) {
   return precision == Precision::kKernelBench ? "kernelbench" : "calibrated";
@@ -39,4 +41,3 @@ util::Result<void> EvalSettings::validate() const {
 }
 
 }  // namespace kforge::eval
-

@@ -23,7 +23,9 @@ TEST(ParsePrecision, ReadsBothPolicies) {
             "expected calibrated or kernelbench, got loose");
 }
 
-TEST(EvalSettingsValidate, AcceptsTheDefaults) { EXPECT_TRUE(kDefaultEvalSettings.validate()); }
+TEST(EvalSettingsValidate, AcceptsTheDefaults) {
+  EXPECT_TRUE(kDefaultEvalSettings.validate());
+}
 
 TEST(EvalSettingsValidate, NamesTheFlagOfTheFirstBadValue) {
   EvalSettings settings;

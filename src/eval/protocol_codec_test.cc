@@ -79,9 +79,8 @@ TEST(EncodeBaselineRequest, CarriesBaselines) {
 
 TEST(EncodeInspectTaskRequest, NamesTheTaskAbsolutely) {
   std::string line = encode_inspect_task_request(9, {.task = "/t/39_GRU.py", .shrink = true});
-  EXPECT_EQ(line,
-            R"({"id":9,"op":"inspect_task","shrink":true,"task_path":"/t/39_GRU.py",)"
-            R"("timeout_s":120.0})");
+  EXPECT_EQ(line, R"({"id":9,"op":"inspect_task","shrink":true,"task_path":"/t/39_GRU.py",)"
+                  R"("timeout_s":120.0})");
 }
 
 TEST(EncodeAnalyzeRequest, AddsTheTaskOnlyWhenGiven) {

@@ -321,7 +321,9 @@ class Pool final : public WorkerPool {
 
   util::Result<void> start(Worker& worker) {
     auto process = launcher_->launch(launch_spec(worker));
-    if (!process) return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}", process.error().message);
+    if (!process)
+      return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}",
+                        process.error().message);
     worker.process = std::move(*process);
     std::int64_t id = next_id_++;
     Exchange exchange = transact(worker, encode_hello_request(id), id, options_.start_timeout_s);
@@ -330,32 +332,36 @@ class Pool final : public WorkerPool {
       case Exchange::Kind::kReply: {
         if (!exchange.reply.ok) {
           stop(worker);
-          return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {} refused hello: {}", command,
+          return util::fail(util::ErrorKind::kEnvironment,
+                            "failed to start worker: {} refused hello: {}", command,
                             exchange.reply.error);
         }
         auto info = decode_worker_info(exchange.reply.result_json);
         if (!info) {
           stop(worker);
-          return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}: {}", command, info.error().message);
+          return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}: {}",
+                            command, info.error().message);
         }
         worker.info = std::move(*info);
         return {};
       }
       case Exchange::Kind::kDied: {
         std::string cause = last_line(exchange.stderr_tail);
-        return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {} {}{}{}", command,
-                          exchange.detail.starts_with("exit code ")
-                              ? "exited " + exchange.detail.substr(10)
-                              : exchange.detail,
-                          cause.empty() ? "" : ": ", cause);
+        return util::fail(
+            util::ErrorKind::kEnvironment, "failed to start worker: {} {}{}{}", command,
+            exchange.detail.starts_with("exit code ") ? "exited " + exchange.detail.substr(10)
+                                                      : exchange.detail,
+            cause.empty() ? "" : ": ", cause);
       }
       case Exchange::Kind::kTimeout: {
         std::string cause = last_line(exchange.stderr_tail);
-        return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {} did not answer hello within {:g} s{}{}",
+        return util::fail(util::ErrorKind::kEnvironment,
+                          "failed to start worker: {} did not answer hello within {:g} s{}{}",
                           command, options_.start_timeout_s, cause.empty() ? "" : ": ", cause);
       }
       case Exchange::Kind::kMalformed:
-        return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}: {}", command, exchange.detail);
+        return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}: {}", command,
+                          exchange.detail);
     }
     return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: unreachable");
   }

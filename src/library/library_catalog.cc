@@ -1,5 +1,4 @@
 #include "library/library_catalog.h"
-#include "util/file_text.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "util/file_text.h"
 
 namespace kforge::library {
 

@@ -13,8 +13,8 @@
 
 #include "llm/json_text.h"
 #include "util/data_dir.h"
-#include "util/source_location.h"
 #include "util/file_text.h"
+#include "util/source_location.h"
 
 namespace kforge::llm {
 
@@ -201,7 +201,7 @@ util::Result<void> apply_settings(const json& table, std::string_view where, boo
     if (!dirs.is_array()) return util::fail("{}: library_dirs must be a list of paths", where);
     for (const json& dir : dirs) {
       if (!dir.is_string()) return util::fail("{}: library_dirs must be a list of paths", where);
-      config.library.library_dirs.emplace_back(dir.get<std::string>());
+      config.library_dirs.emplace_back(dir.get<std::string>());
     }
   }
   return {};
@@ -314,7 +314,7 @@ util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrid
   } else {
     config.needs_key = false;
   }
-  if (auto data = util::find_data_dir()) config.library.library_dirs.emplace_back(*data / "library");
+  if (auto data = util::find_data_dir()) config.library_dirs.emplace_back(*data / "library");
 
   json top = doc;
   top.erase("provider");

@@ -475,8 +475,7 @@ prompts::Vars diagnosis_vars(const AnalysisDiagnosis& diagnosis) {
       {"optimisation_method", diagnosis.optimisation_method},
       {"modification_plan", diagnosis.modification_plan},
       {"expected_speedup", diagnosis.expected_speedup},
-      {"implementation_complexity",
-       std::string(to_string(diagnosis.implementation_complexity))},
+      {"implementation_complexity", std::string(to_string(diagnosis.implementation_complexity))},
       {"diagnosis_kernel_type", diagnosis.kernel_type},
   };
 }

@@ -60,10 +60,11 @@ std::optional<LibraryExample> find_library_example(
 
   library::TaskSignature signature = library::derive_signature(task, task.task_path);
   if (const library::LibraryEntry* same = library::find_entry(entries, signature))
-    return example(*same, same->signature.empty()
-                              ? "verified for this task"
-                              : fmt::format("same signature: {}",
-                                            library::TaskSignature{"", same->signature}.describe()));
+    return example(*same,
+                   same->signature.empty()
+                       ? "verified for this task"
+                       : fmt::format("same signature: {}",
+                                     library::TaskSignature{"", same->signature}.describe()));
 
   auto type = signature.fields.find("type");
   if (type == signature.fields.end()) return std::nullopt;

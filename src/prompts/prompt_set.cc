@@ -1,8 +1,9 @@
 #include "prompts/prompt_set.h"
-#include "util/file_text.h"
 
 #include <fstream>
 #include <sstream>
+
+#include "util/file_text.h"
 
 namespace kforge::prompts {
 

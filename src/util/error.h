@@ -1,10 +1,10 @@
 #pragma once
 
+#include <fmt/format.h>
+
 #include <expected>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace kforge::util {
 
