@@ -56,5 +56,16 @@ TEST(LibraryProvider, InspectionFailureIsReportedWithTheTask) {
   EXPECT_EQ(reply.error().message, "failed to inspect task tasks/39_GRU.py: worker gone");
 }
 
+TEST(LibraryProvider, StartsNoWorkerOfItsOwn) {
+  auto provider = make_library_provider({});  // no inspector: the command's pool is missing
+  llm::ChatRequest request;
+  request.task_path = "tasks/39_GRU.py";
+  auto reply = provider->chat(request);
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().message,
+            "failed to pick a library kernel: no worker to inspect the task with");
+  EXPECT_EQ(reply.error().kind, util::ErrorKind::kInternal);
+}
+
 }  // namespace
 }  // namespace kforge::library
