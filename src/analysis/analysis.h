@@ -40,7 +40,7 @@ struct AnalyzeOptions {
   bool runtime = false;  // also run one forward under the profiler
   eval::Device device = eval::Device::kCuda;
   bool shrink = false;
-  double timeout_s = 120;
+  double timeout_s = eval::kDefaultEvalSettings.inspect_timeout_s;
 };
 
 /// Asks a worker for the candidate's facts and applies the rules (src/analysis/rules.h).

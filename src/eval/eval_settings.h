@@ -39,6 +39,9 @@ struct EvalSettings {
   /// Timing the reference compiles it with torch.compile, which can take minutes on its own: a
   /// baseline gets at least this limit.
   double min_baseline_timeout_s = 900;
+  /// Limit of a task inspection or a candidate analysis within a run (a static look and at most
+  /// one forward), seconds. `kforge analyze` takes --timeout instead.
+  double inspect_timeout_s = 120;
   /// Accept candidates that launch no kernel of their own.
   bool allow_pytorch_only = false;
 

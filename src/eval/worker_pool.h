@@ -72,7 +72,7 @@ struct InspectTaskRequest {
   std::filesystem::path task;
   /// At the shrunk shapes: enough when only the structure matters, and a CPU forward.
   bool shrink = false;
-  double timeout_s = 120;
+  double timeout_s = kDefaultEvalSettings.inspect_timeout_s;
 };
 
 /// `analyze`: the facts the worker extracts from a candidate (syntax tree, and with `runtime` one
@@ -84,7 +84,7 @@ struct AnalyzeRequest {
   Device device = Device::kCuda;
   bool shrink = false;
   bool runtime = false;
-  double timeout_s = 120;
+  double timeout_s = kDefaultEvalSettings.inspect_timeout_s;
 };
 
 /// What the pool needs to start workers.
