@@ -51,7 +51,8 @@ util::Result<PipelineResult> Run::execute() {
   s_.view.log(fmt::format("task {} on {} ({} SMs) with {} {}; seeds {}, repairs {}",
                           record_.task_name, worker_.device_name.value_or("cpu"), worker_.sm_count,
                           s_.provider.name(), s_.provider.model(), config_.seeds, config_.repairs));
-  if (config_.device != "cpu") measure_baselines();  // the worker refuses them on the CPU
+  if (eval_template_.device != eval::Device::kCpu)
+    measure_baselines();  // the worker refuses them on the CPU
   std::vector<CandidatePtr> seeds = seeds_phase();
   if (!failed_) analysis_phase(seeds);
   if (!failed_) tuning_phase();

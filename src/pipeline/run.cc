@@ -192,8 +192,8 @@ int Run::allocate_id(const std::string& key, const std::string& stage) {
 }
 
 prompts::Vars Run::base_vars() const {
-  prompts::Vars vars = prompts::task_vars(
-      {record_.task_name, inputs_.task_source, recurrent_, config_.device == "cpu"});
+  prompts::Vars vars = prompts::task_vars({record_.task_name, inputs_.task_source, recurrent_,
+                                           eval_template_.device == eval::Device::kCpu});
   prompts::merge(vars, prompts::gpu_vars(worker_));
   // not "library_example": that name is the shared part (library_example.txt) showing these two
   vars["library_example_source"] = library_example_ ? library_example_->source : "";
