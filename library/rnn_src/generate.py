@@ -3,12 +3,20 @@ rnn_common.py plus a per-signature ModelNew, and their meta.json (signature and 
 measured fields are kept from the existing meta.json and filled by fill_meta.py from bench output).
 
 The harness loads a candidate from one file copied into a scratch folder, so every candidate
-carries the shared kernel source verbatim: edit rnn_common.py or this script, then run
-    python3 library/rnn_src/generate.py
+carries the shared kernel source verbatim. The candidates are build output, never committed: the
+build (CMakeLists.txt, target kforge_library) writes them whenever rnn_common.py, rnn_cluster.cu
+or this script changes, and installs them with the rest of library/.
+    python3 library/rnn_src/generate.py                    candidates and meta.json
+    python3 library/rnn_src/generate.py --candidates-only  candidates (what the build runs)
+    python3 library/rnn_src/generate.py --list             the candidate paths, one per line
+    python3 library/rnn_src/generate.py --check            exit 1 when one is missing or stale
+    ... --out DIR                                          the library folder to write into
 """
 
+import argparse
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIBRARY = os.path.dirname(HERE)
@@ -133,18 +141,52 @@ def meta(entry, old):
     return data
 
 
-def main():
+def sources():
+    """rnn_common.py and rnn_cluster.cu, as the candidates embed them."""
     with open(os.path.join(HERE, "rnn_common.py"), encoding="utf-8") as handle:
         common = handle.read()
     with open(os.path.join(HERE, "rnn_cluster.cu"), encoding="utf-8") as handle:
         cuda = handle.read()
     assert '"""' not in cuda
+    return common, cuda
+
+
+def candidate_path(entry, library=LIBRARY):
+    return os.path.join(library, entry[0], "candidate.py")
+
+
+def stale_candidates(library=LIBRARY):
+    """The candidate paths that are missing or differ from what the sources generate."""
+    common, cuda = sources()
+    stale = []
     for entry in ENTRIES:
-        folder = os.path.join(LIBRARY, entry[0])
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "candidate.py"), "w", encoding="utf-8") as handle:
-            handle.write(candidate_source(entry, common, cuda))
-        meta_path = os.path.join(folder, "meta.json")
+        path = candidate_path(entry, library)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                current = handle.read() == candidate_source(entry, common, cuda)
+        except FileNotFoundError:
+            current = False
+        if not current:
+            stale.append(path)
+    return stale
+
+
+def write_candidates(library=LIBRARY):
+    """Writes every candidate (the build's outputs: each is rewritten, so it is newer than the
+    sources)."""
+    common, cuda = sources()
+    for entry in ENTRIES:
+        path = candidate_path(entry, library)
+        text = candidate_source(entry, common, cuda)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print(f"wrote {path}")
+
+
+def write_meta(library=LIBRARY):
+    for entry in ENTRIES:
+        meta_path = os.path.join(library, entry[0], "meta.json")
         old = {}
         if os.path.exists(meta_path):
             with open(meta_path, encoding="utf-8") as handle:
@@ -152,8 +194,33 @@ def main():
         with open(meta_path, "w", encoding="utf-8") as handle:
             json.dump(meta(entry, old), handle, indent=2)
             handle.write("\n")
-        print(f"wrote {folder}")
+        print(f"wrote {meta_path}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=LIBRARY, help="library folder to write into")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--candidates-only", action="store_true", help="do not rewrite meta.json")
+    mode.add_argument("--list", action="store_true", help="print the candidate paths")
+    mode.add_argument("--check", action="store_true", help="exit 1 when a candidate is stale")
+    args = parser.parse_args(argv)
+    library = os.path.abspath(args.out)
+    if args.list:
+        for entry in ENTRIES:
+            print(candidate_path(entry, library))
+        return 0
+    if args.check:
+        stale = stale_candidates(library)
+        for path in stale:
+            print(f"stale or missing: {path} (build, or run library/rnn_src/generate.py)",
+                  file=sys.stderr)
+        return 1 if stale else 0
+    write_candidates(library)
+    if not args.candidates_only:
+        write_meta(library)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,6 @@
 #include "analysis/analysis.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "analysis/facts.h"
 #include "analysis/rules.h"
@@ -13,23 +12,15 @@ bool Report::has_errors() const {
                      [](const Diagnostic& d) { return d.severity == Severity::kError; });
 }
 
-std::string analyze_request_json(const std::filesystem::path& candidate,
-                                 const AnalyzeOptions& options) {
-  nlohmann::json request = {
-      {"op", "analyze"},
-      {"candidate_path", candidate.string()},
-      {"runtime", options.runtime},
-      {"device", options.device == eval::Device::kCpu ? "cpu" : "cuda"},
-      {"shrink", options.shrink},
-  };
-  if (options.task) request["task_path"] = options.task->string();
-  return request.dump();
-}
-
 util::Result<Report> analyze_candidate(eval::WorkerPool& pool,
                                        const std::filesystem::path& candidate,
                                        const AnalyzeOptions& options) {
-  auto reply = pool.request(analyze_request_json(candidate, options), options.timeout_s);
+  auto reply = pool.analyze({.candidate = candidate,
+                             .task = options.task,
+                             .device = options.device,
+                             .shrink = options.shrink,
+                             .runtime = options.runtime,
+                             .timeout_s = options.timeout_s});
   if (!reply)
     return std::unexpected(reply.error().context("failed to analyze {}", candidate.string()));
   auto facts = parse_facts(*reply, "worker reply");

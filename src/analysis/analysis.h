@@ -40,12 +40,8 @@ struct AnalyzeOptions {
   bool runtime = false;  // also run one forward under the profiler
   eval::Device device = eval::Device::kCuda;
   bool shrink = false;
-  double timeout_s = 120;
+  double timeout_s = eval::kDefaultEvalSettings.inspect_timeout_s;
 };
-
-/// The `analyze` request for the worker (docs/protocol.md), as one JSON object text.
-std::string analyze_request_json(const std::filesystem::path& candidate,
-                                 const AnalyzeOptions& options);
 
 /// Asks a worker for the candidate's facts and applies the rules (src/analysis/rules.h).
 /// Errors when the worker cannot serve the request or its reply is malformed; a candidate that

@@ -7,7 +7,7 @@
 namespace kforge::analysis {
 namespace {
 
-/// A pool that answers `request` with a canned reply and records what it was sent.
+/// A pool that answers `analyze` with a canned reply and records what it was sent.
 class RecordingPool : public eval::WorkerPool {
  public:
   explicit RecordingPool(util::Result<std::string> reply) : reply_(std::move(reply)) {}
@@ -18,15 +18,16 @@ class RecordingPool : public eval::WorkerPool {
   util::Result<eval::BaselineResult> baseline(const eval::BaselineRequest&) override {
     return util::fail("not used");
   }
-  util::Result<std::string> request(const std::string& json_request, double timeout_s) override {
-    sent = json_request;
-    sent_timeout = timeout_s;
+  util::Result<std::string> inspect_task(const eval::InspectTaskRequest&) override {
+    return util::fail("not used");
+  }
+  util::Result<std::string> analyze(const eval::AnalyzeRequest& request) override {
+    sent = request;
     return reply_;
   }
   std::size_t size() const override { return 1; }
 
-  std::string sent;
-  double sent_timeout = 0;
+  eval::AnalyzeRequest sent;
 
  private:
   util::Result<std::string> reply_;
@@ -59,9 +60,12 @@ TEST(AnalyzeCandidate, SendsTheAnalyzeRequestAndAppliesTheRules) {
   options.timeout_s = 42;
   auto report = analyze_candidate(pool, "c.py", options);
   ASSERT_TRUE(report.has_value()) << report.error().message;
-  EXPECT_EQ(pool.sent, R"({"candidate_path":"c.py","device":"cpu","op":"analyze","runtime":true,)"
-                       R"("shrink":false,"task_path":"t.py"})");
-  EXPECT_EQ(pool.sent_timeout, 42);
+  EXPECT_EQ(pool.sent.candidate, "c.py");
+  EXPECT_EQ(pool.sent.task, std::filesystem::path("t.py"));
+  EXPECT_EQ(pool.sent.device, eval::Device::kCpu);
+  EXPECT_TRUE(pool.sent.runtime);
+  EXPECT_FALSE(pool.sent.shrink);
+  EXPECT_EQ(pool.sent.timeout_s, 42);
   ASSERT_EQ(report->diagnostics.size(), 1u);
   const Diagnostic& d = report->diagnostics[0];
   EXPECT_EQ(d.rule, "missing-grid-barrier");

@@ -9,20 +9,11 @@
 #include "analysis/analysis.h"
 #include "analysis/diagnostic_format.h"
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/pool_config.h"
+#include "util/file_text.h"
 
 namespace kforge::cli {
-
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-}  // namespace
 
 int run_analyze_command(const Options& options) {
   auto give_up = [&](int code, const util::Error& error) {
@@ -39,28 +30,27 @@ int run_analyze_command(const Options& options) {
       return give_up(kExitUsage, ok.error());
     analyze.task = options.task;
   }
-  auto device = parse_device(options.device);
-  if (!device) return give_up(kExitUsage, device.error());
-  analyze.device = *device;
+  auto settings = read_eval_settings(options);
+  if (!settings) return give_up(kExitUsage, settings.error());
+  analyze.device = settings->device;
   analyze.runtime = options.runtime;
   if (analyze.runtime && !analyze.task)
     return give_up(kExitUsage, util::Error{"failed to analyze: --runtime needs --task (the "
                                            "inputs to run the candidate on)"});
-  analyze.shrink = options.shrink;
-  analyze.timeout_s = options.timeout_s;
+  analyze.shrink = settings->shrink;
+  analyze.timeout_s = settings->timeout_s;
 
   // The worker starts on first use, so that a failed start reads "failed to analyze C.py: ...".
   auto started = start_worker_pool(options, {.hello = false});
   if (!started) return give_up(kExitEnvironment, started.error());
   auto report = analysis::analyze_candidate(*started->pool, options.path, analyze);
   if (!report) {
-    bool environment = report.error().message.find("failed to start worker") != std::string::npos;
-    return give_up(environment ? kExitEnvironment : kExitUsage, report.error());
+    return give_up(exit_code_for(report.error()), report.error());
   }
   if (options.json) {
     fmt::print("{}\n", analysis::report_to_json(*report));
   } else {
-    std::string source = read_text(options.path);
+    std::string source = util::read_file(options.path).value_or("");
     for (const analysis::Diagnostic& diagnostic : report->diagnostics)
       fmt::print("{}\n", analysis::format_diagnostic(diagnostic, source));
     fmt::print("{}\n", analysis::format_summary(*report));

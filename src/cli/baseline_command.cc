@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/eval_summary.h"
 #include "cli/pool_config.h"
 #include "eval/protocol_codec.h"
@@ -15,31 +16,17 @@ namespace {
 util::Result<eval::BaselineRequest> make_request(const Options& options) {
   if (auto task = check_input_file("task", options.task); !task)
     return std::unexpected(task.error());
-  eval::BaselineRequest request;
-  request.task = options.task;
-  auto device = parse_device(options.device);
-  if (!device) return std::unexpected(device.error());
-  request.device = *device;
-  if (request.device == eval::Device::kCpu)
+  auto settings = read_eval_settings(options);
+  if (!settings) return std::unexpected(settings.error());
+  if (settings->device == eval::Device::kCpu)
     return util::fail(
         "failed to time the baseline of {}: CPU mode has no timings (run it with --device cuda on "
         "a GPU machine)",
         options.task);
-  if (options.trials < 1)
-    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
-  if (options.warmup < 0)
-    return util::fail("failed to read --warmup: expected 0 or more, got {}", options.warmup);
-  if (!(options.timeout_s > 0))
-    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
-                      options.timeout_s);
   if (auto launcher = split_command(options.launcher); !launcher)
     return std::unexpected(launcher.error());
-  request.shrink = options.shrink;
-  request.trials = options.trials;
-  request.warmup = options.warmup;
-  request.flush_l2 = !options.no_l2_flush;
-  // torch.compile can take minutes on its own: the baseline gets at least the default limit.
-  request.timeout_s = std::max(request.timeout_s, options.timeout_s);
+  // torch.compile can take minutes on its own: the baseline gets at least its own minimum limit.
+  eval::BaselineRequest request = eval::baseline_request(*settings, options.task);
   return request;
 }
 
@@ -49,27 +36,22 @@ int run_baseline_command(const Options& options) {
   eval::OutputContext output;
   output.kforge_version = KFORGE_VERSION;
   output.task = options.task;
-  output.device = options.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
-  auto give_up = [&](int code, const util::Error& error) {
-    output.exit_code = code;
-    fmt::print(stderr, "kforge baseline: {}\n", error.message);
-    if (options.json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
-    return code;
+  output.device = eval::parse_device(options.device).value_or(eval::kDefaultEvalSettings.device);
+  auto give_up = [&](const util::Error& error) {
+    return report_error("baseline", options.json, output, error);
   };
 
   auto request = make_request(options);
-  if (!request) return give_up(kExitUsage, request.error());
+  if (!request) return give_up(request.error());
   auto started = start_worker_pool(options);
-  if (!started) return give_up(kExitEnvironment, started.error());
+  if (!started) return give_up(started.error());
   output.worker = started->info;
   if (auto cuda = require_cuda_device(request->device, started->info, "use --device cpu"); !cuda)
-    return give_up(kExitEnvironment, cuda.error());
+    return give_up(cuda.error());
   auto& pool = started->pool;
 
   auto baseline = pool->baseline(*request);
-  if (!baseline) {
-    return give_up(exit_code_for_pool_error(baseline.error()), baseline.error());
-  }
+  if (!baseline) return give_up(baseline.error());
   output.exit_code = kExitOk;
   if (options.json)
     fmt::print("{}\n", eval::encode_baseline_output(*baseline, output));

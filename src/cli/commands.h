@@ -1,16 +1,9 @@
 #pragma once
 
+#include "cli/exit_code.h"
 #include "cli/options.h"
 
 namespace kforge::cli {
-
-/// Exit codes shared by all subcommands.
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitFailed = 1,       // the command ran and the answer is "no" (e.g. candidate incorrect)
-  kExitUsage = 2,        // bad flags or input files
-  kExitEnvironment = 3,  // worker, endpoint or device unavailable
-};
 
 // One function per subcommand, each in <name>_command.cc.
 int run_eval_command(const Options& options);

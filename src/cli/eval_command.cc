@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/eval_summary.h"
 #include "cli/pool_config.h"
 #include "eval/protocol_codec.h"
@@ -17,43 +18,11 @@ util::Result<eval::EvalRequest> make_request(const Options& options) {
     return std::unexpected(task.error());
   if (auto candidate = check_input_file("candidate", options.candidate); !candidate)
     return std::unexpected(candidate.error());
-  eval::EvalRequest request;
-  request.task = options.task;
-  request.candidate = options.candidate;
-  auto device = parse_device(options.device);
-  if (!device) return std::unexpected(device.error());
-  request.device = *device;
-  if (options.precision == "calibrated")
-    request.precision = eval::Precision::kCalibrated;
-  else if (options.precision == "kernelbench")
-    request.precision = eval::Precision::kKernelBench;
-  else
-    return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
-                      options.precision);
-  auto numerics = eval::numerics_policy_from_string(options.numerics);
-  if (!numerics)
-    return util::fail("failed to read --numerics: expected tolerance or strict, got {}",
-                      options.numerics);
-  request.numerics = *numerics;
-  if (options.input_sets < 1)
-    return util::fail("failed to read --input-sets: expected at least 1, got {}",
-                      options.input_sets);
-  if (options.trials < 1)
-    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
-  if (options.warmup < 0)
-    return util::fail("failed to read --warmup: expected 0 or more, got {}", options.warmup);
-  if (!(options.timeout_s > 0))
-    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
-                      options.timeout_s);
+  auto settings = read_eval_settings(options);
+  if (!settings) return std::unexpected(settings.error());
   if (auto launcher = split_command(options.launcher); !launcher)
     return std::unexpected(launcher.error());
-  request.shrink = options.shrink;
-  request.input_sets = options.input_sets;
-  request.trials = options.trials;
-  request.warmup = options.warmup;
-  request.flush_l2 = !options.no_l2_flush;
-  request.timeout_s = options.timeout_s;
-  request.allow_pytorch_only = options.allow_pytorch_only;
+  eval::EvalRequest request = eval::evaluate_request(*settings, options.task, options.candidate);
   if (request.device == eval::Device::kCuda) request.baselines = {"eager", "compile", "cuda_graph"};
   return request;
 }
@@ -65,29 +34,24 @@ int run_eval_command(const Options& options) {
   output.kforge_version = KFORGE_VERSION;
   output.task = options.task;
   output.candidate = options.candidate;
-  output.device = options.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
-  auto give_up = [&](int code, const util::Error& error) {
-    output.exit_code = code;
-    fmt::print(stderr, "kforge eval: {}\n", error.message);
-    if (options.json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
-    return code;
+  output.device = eval::parse_device(options.device).value_or(eval::kDefaultEvalSettings.device);
+  auto give_up = [&](const util::Error& error) {
+    return report_error("eval", options.json, output, error);
   };
 
   auto request = make_request(options);
-  if (!request) return give_up(kExitUsage, request.error());
+  if (!request) return give_up(request.error());
   auto started = start_worker_pool(options);
-  if (!started) return give_up(kExitEnvironment, started.error());
+  if (!started) return give_up(started.error());
   output.worker = started->info;
   if (auto cuda = require_cuda_device(request->device, started->info,
                                       "use --device cpu for a correctness check");
       !cuda)
-    return give_up(kExitEnvironment, cuda.error());
+    return give_up(cuda.error());
   auto& pool = started->pool;
 
   auto evaluation = pool->evaluate(*request);
-  if (!evaluation) {
-    return give_up(exit_code_for_pool_error(evaluation.error()), evaluation.error());
-  }
+  if (!evaluation) return give_up(evaluation.error());
   output.correct = evaluation->status == eval::Status::kOk;
   output.exit_code = output.correct ? kExitOk : kExitFailed;
   if (options.json) {

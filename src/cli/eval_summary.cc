@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "cli/exit_code.h"
+
 namespace kforge::cli {
 
 namespace {
@@ -226,6 +228,14 @@ std::string format_baseline(const eval::BaselineResult& b, const SummaryContext&
   line(out, "device", device_text(context, b.device, b.versions));
   if (!b.shapes.empty()) line(out, "shapes", join_map(b.shapes));
   return out;
+}
+
+int report_error(std::string_view command, bool json, eval::OutputContext& output,
+                 const util::Error& error) {
+  output.exit_code = exit_code_for(error);
+  fmt::print(stderr, "kforge {}: {}\n", command, error.message);
+  if (json) fmt::print("{}\n", eval::encode_error_output(error.message, output));
+  return output.exit_code;
 }
 
 }  // namespace kforge::cli

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "eval/evaluation.h"
+#include "eval/protocol_codec.h"
 #include "eval/worker_pool.h"
+#include "util/error.h"
 
 namespace kforge::cli {
 
@@ -28,5 +30,11 @@ std::string format_evaluation(const eval::Evaluation& evaluation, const SummaryC
 /// The baseline timings, the best of them and its ratio to eager (not in CPU mode), device,
 /// versions and shapes.
 std::string format_baseline(const eval::BaselineResult& baseline, const SummaryContext& context);
+
+/// Ends `kforge <command>` (eval or baseline) on `error`: prints "kforge <command>: <message>" on
+/// stderr and, with `json`, `{"error": …, "kforge": …}` on stdout; returns the exit code of the
+/// error's kind (also written into `output`).
+int report_error(std::string_view command, bool json, eval::OutputContext& output,
+                 const util::Error& error);
 
 }  // namespace kforge::cli

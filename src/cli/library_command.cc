@@ -11,11 +11,16 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "llm/library_catalog.h"
-#include "llm/library_provider.h"
+#include "cli/pool_config.h"
+#include "library/library_catalog.h"
+#include "library/library_packager.h"
+#include "library/library_provider.h"
 #include "store/json_codec.h"
 #include "store/run_record.h"
 #include "store/run_store.h"
+#include "task/task_info.h"
+#include "util/data_dir.h"
+#include "util/file_text.h"
 
 namespace kforge::cli {
 
@@ -24,12 +29,15 @@ namespace {
 using nlohmann::json;
 
 std::vector<std::filesystem::path> library_dirs() {
-  return {std::filesystem::path(KFORGE_SOURCE_DIR) / "library", llm::user_library_dir()};
+  std::vector<std::filesystem::path> dirs;
+  if (auto data = util::find_data_dir()) dirs.push_back(*data / "library");
+  dirs.push_back(library::user_library_dir());
+  return dirs;
 }
 
 /// The measurement shown for an entry: its default configuration's best speed-up vs CUDA graph.
-const llm::LibraryMeasurement* headline(const llm::LibraryEntry& entry) {
-  const llm::LibraryMeasurement* best = nullptr;
+const library::LibraryMeasurement* headline(const library::LibraryEntry& entry) {
+  const library::LibraryMeasurement* best = nullptr;
   for (const auto& m : entry.measurements) {
     if (!m.is_default) continue;
     if (!best || m.speedup_vs_cuda_graph.value_or(0) > best->speedup_vs_cuda_graph.value_or(0))
@@ -43,7 +51,7 @@ std::string speedup(const std::optional<double>& value) {
 }
 
 int list_library(const Options& options) {
-  auto entries = llm::load_library(library_dirs());
+  auto entries = library::load_library(library_dirs());
   if (!entries) {
     fmt::print(stderr, "kforge library: {}\n", entries.error().message);
     return kExitUsage;
@@ -81,7 +89,7 @@ int list_library(const Options& options) {
   std::vector<std::vector<std::string>> rows = {
       {"kernel", "tasks", "vs graph", "vs eager", "ms", "measured on", "folder"}};
   for (const auto& e : *entries) {
-    const llm::LibraryMeasurement* m = headline(e);
+    const library::LibraryMeasurement* m = headline(e);
     rows.push_back({e.name, fmt::format("{}", fmt::join(e.tasks, ",")),
                     m ? speedup(m->speedup_vs_cuda_graph) : "-",
                     m ? speedup(m->speedup_vs_eager) : "-",
@@ -101,77 +109,22 @@ int list_library(const Options& options) {
   return kExitOk;
 }
 
-util::Result<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return util::fail("failed to read {}: cannot open it", path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// Copies the run's best candidate, its evaluation and a meta.json into the user's library.
+/// `library add RUN_DIR`: the run's best candidate into the user's library, its task's
+/// structure read by a CPU worker from the pool.
 util::Result<std::filesystem::path> add_run(const Options& options) {
-  const std::filesystem::path run_dir = options.library_dir;
-  if (run_dir.empty()) return util::fail("failed to add to the library: no run directory given");
-  auto text = read_text(run_dir / "run.json");
-  if (!text) return std::unexpected(text.error().context("failed to add {}", run_dir.string()));
-  json doc = json::parse(*text, nullptr, false);
-  if (doc.is_discarded())
-    return util::fail("failed to add {}: run.json is not JSON", run_dir.string());
-  auto run = store::run_from_json(doc);
-  if (!run) return std::unexpected(run.error().context("failed to add {}", run_dir.string()));
-  const store::CandidateRecord* best =
-      run->best_id ? store::find_candidate(*run, *run->best_id) : nullptr;
-  if (!best || best->status != "ok")
-    return util::fail("failed to add {}: the run has no verified best candidate", run_dir.string());
-  if (!best->score)
-    return util::fail(
-        "failed to add {}: its best candidate has no measured speed-up (CPU runs "
-        "are not timed)",
-        run_dir.string());
-  auto source = read_text(run_dir / "best.py");
-  if (!source) return std::unexpected(source.error().context("failed to add {}", run_dir.string()));
-
-  const std::string name = store::safe_name(run->id);  // the id already names the task
-  const std::filesystem::path dest = llm::user_library_dir() / name;
-  if (std::filesystem::exists(dest))
-    return util::fail("failed to add {}: {} already exists", run_dir.string(), dest.string());
-  std::filesystem::create_directories(dest);
-  std::ofstream(dest / "candidate.py") << *source;
-  std::filesystem::path evaluation = run_dir / best->file;
-  evaluation.replace_extension(".json");
-  if (std::filesystem::exists(evaluation))
-    std::filesystem::copy_file(evaluation, dest / "evaluation.json");
-
-  json meta = {
-      {"name", name},
-      {"source", "candidate.py"},
-      {"description", fmt::format("best candidate (#{} {}) of run {} ({} / {})", best->id,
-                                  best->stage, run->id, run->config.provider, run->config.model)},
-      {"tasks", {run->task_name}},
-      {"measurements",
-       {{{"task", run->task_name},
-         {"device", run->device.count("name") ? run->device.at("name") : "unknown"},
-         {"date", run->updated_at},
-         {"engine", "run"},
-         {"default", true},
-         {"library_ms", best->latency_ms ? json(*best->latency_ms) : json()},
-         {"eager_ms", best->eager_ms ? json(*best->eager_ms) : json()},
-         {"speedup_vs_eager", *best->score},
-         {"source", std::filesystem::absolute(run_dir).string()}}}}};
-  // the task's signature, so the entry also serves other tasks of the same structure
-  if (std::filesystem::exists(run->config.task)) {
-    llm::LibraryProviderOptions inspect_options;
-    inspect_options.python = options.python;
-    inspect_options.worker_dir = options.worker_dir;
-    auto info = llm::worker_task_inspector(inspect_options)(run->config.task);
-    if (info) {
-      llm::TaskSignature signature = llm::derive_signature(*info, run->config.task);
-      if (!signature.fields.empty()) meta["signature"] = signature.fields;
+  // a CPU worker: the structure, not the sizes, matters here
+  Options cpu = options;
+  cpu.device = "cpu";
+  std::unique_ptr<eval::WorkerPool> pool;
+  library::TaskInspector inspect = [&](const std::filesystem::path& task) {
+    if (!pool) {
+      auto started = start_worker_pool(cpu, {.hello = false});
+      if (!started) return util::Result<task::TaskInfo>(std::unexpected(started.error()));
+      pool = std::move(started->pool);
     }
-  }
-  std::ofstream(dest / "meta.json") << meta.dump(2) << "\n";
-  return dest;
+    return task::inspect_task(*pool, task, true);
+  };
+  return library::add_run(options.library_dir, library::user_library_dir(), inspect);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "eval/eval_settings.h"
+
 namespace kforge::cli {
 
 /// Every flag's value, filled by the flag table (flags.cc) from the command line, the
@@ -19,17 +21,19 @@ struct Options {
   // Task, candidate and evaluation.
   std::string task;
   std::string candidate;
-  std::string device = "cuda";
-  bool shrink = false;
-  std::string precision = "calibrated";  // which correctness verdict decides
-  std::string numerics = "tolerance";    // what precision a candidate may compute in
-  std::string target_gpu = "H100";       // run: the GPU a CPU run's prompts name
-  int input_sets = 5;
-  int trials = 100;
-  int warmup = 10;
-  bool no_l2_flush = false;
-  double timeout_s = 300;
-  bool allow_pytorch_only = false;
+  // The evaluation settings as given; read_eval_settings (cli/eval_flags.h) parses and validates
+  // them once. Defaults: eval::kDefaultEvalSettings.
+  std::string device = std::string(eval::device_name(eval::kDefaultEvalSettings.device));
+  bool shrink = eval::kDefaultEvalSettings.shrink;
+  std::string precision = std::string(eval::precision_name(eval::kDefaultEvalSettings.precision));
+  std::string numerics = std::string(eval::to_string(eval::kDefaultEvalSettings.numerics));
+  std::string target_gpu = "H100";  // run: the GPU a CPU run's prompts name
+  int input_sets = eval::kDefaultEvalSettings.input_sets;
+  int trials = eval::kDefaultEvalSettings.trials;
+  int warmup = eval::kDefaultEvalSettings.warmup;
+  bool no_l2_flush = !eval::kDefaultEvalSettings.flush_l2;
+  double timeout_s = eval::kDefaultEvalSettings.timeout_s;
+  bool allow_pytorch_only = eval::kDefaultEvalSettings.allow_pytorch_only;
   bool runtime = false;  // analyze: also measure one forward (launches, kernels)
   std::vector<int> gpus;
   std::string launcher;  // a command prefix such as "ssh host" or "srun --gres=gpu:1"

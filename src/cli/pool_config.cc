@@ -39,9 +39,9 @@ util::Result<std::vector<std::string>> split_command(std::string_view text) {
 }
 
 util::Result<eval::Device> parse_device(std::string_view text) {
-  if (text == "cuda") return eval::Device::kCuda;
-  if (text == "cpu") return eval::Device::kCpu;
-  return util::fail("failed to read --device: expected cuda or cpu, got {}", text);
+  auto device = eval::parse_device(text);
+  if (!device) return std::unexpected(device.error().context("failed to read --device"));
+  return device;
 }
 
 util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers) {
@@ -66,11 +66,11 @@ util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::s
 
 util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start) {
   auto pool_options = make_pool_options(options, start.max_workers);
-  if (!pool_options) return std::unexpected(pool_options.error());
+  if (!pool_options) return std::unexpected(pool_options.error().as(util::ErrorKind::kEnvironment));
   StartedPool started{eval::make_worker_pool(*pool_options), {}};
   if (!start.hello) return started;
   auto info = started.pool->hello();
-  if (!info) return std::unexpected(info.error());
+  if (!info) return std::unexpected(info.error().as(util::ErrorKind::kEnvironment));
   started.info = *info;
   return started;
 }
@@ -78,7 +78,8 @@ util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart st
 util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerInfo& info,
                                        std::string_view hint) {
   if (device == eval::Device::kCuda && !info.cuda && !info.device_name)
-    return util::fail("failed to use cuda: the worker's torch {} has no CUDA device ({})",
+    return util::fail(util::ErrorKind::kEnvironment,
+                      "failed to use cuda: the worker's torch {} has no CUDA device ({})",
                       info.torch, hint);
   return {};
 }
@@ -94,14 +95,6 @@ util::Result<void> check_input_file(std::string_view what, const std::string& pa
   if (::access(path.c_str(), R_OK) != 0)
     return util::fail("failed to read {} {}: permission denied", what, path);
   return {};
-}
-
-int exit_code_for_pool_error(const util::Error& error) {
-  const std::string& message = error.message;
-  if (message.find("failed to start worker") != std::string::npos) return kExitEnvironment;
-  for (std::string_view ran : {"worker died: ", "timed out: ", "the worker broke the protocol"})
-    if (message.find(ran) != std::string::npos) return kExitFailed;
-  return kExitUsage;
 }
 
 }  // namespace kforge::cli

@@ -46,22 +46,17 @@ struct StartedPool {
 };
 
 /// Makes the pool the flags describe (make_pool_options) as `start` says; by default one worker
-/// that has answered `hello`. Any error is an environment failure (exit 3). Whether the device is
+/// that has answered `hello`. Any error is of kind environment (exit 3). Whether the device is
 /// usable is the caller's check (require_cuda_device).
 util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start = {});
 
-/// Errors when `device` is cuda but the worker's torch sees no CUDA device; `hint` ends the
-/// message (e.g. "use --device cpu").
+/// Errors (kind environment) when `device` is cuda but the worker's torch sees no CUDA device;
+/// `hint` ends the message (e.g. "use --device cpu").
 util::Result<void> require_cuda_device(eval::Device device, const eval::WorkerInfo& info,
                                        std::string_view hint);
 
 /// Checks that `path` names a readable regular file: "failed to read task tasks/x.py: no such
 /// file". `what` is "task" or "candidate".
 util::Result<void> check_input_file(std::string_view what, const std::string& path);
-
-/// The exit code for an error from the pool: 3 when no worker could start, 1 when the work ran
-/// and failed (the worker died or timed out), 2 when the worker refused the request (a task or
-/// candidate it cannot load).
-int exit_code_for_pool_error(const util::Error& error);
 
 }  // namespace kforge::cli

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "cli/exit_code.h"
+
 namespace kforge::cli {
 namespace {
 
@@ -54,18 +56,18 @@ TEST(MakePoolOptions, TakesDeviceGpusAndLauncher) {
   EXPECT_TRUE(pool->forward_stderr);
 }
 
-TEST(ExitCodeForPoolError, SortsEnvironmentFailureAndRefusal) {
-  EXPECT_EQ(exit_code_for_pool_error(
-                {"failed to start worker: python3 -m kforge_worker exited 1: ModuleNotFoundError"}),
-            3);
-  EXPECT_EQ(exit_code_for_pool_error({"failed to time the baseline of t.py: worker died: exit "
-                                      "code 3"}),
-            1);
-  EXPECT_EQ(exit_code_for_pool_error({"failed to time the baseline of t.py: timed out: no answer"}),
-            1);
-  EXPECT_EQ(exit_code_for_pool_error(
-                {"failed to evaluate c.py: failed to load task t.py: no get_inputs() defined"}),
-            2);
+TEST(ExitCodeFor, MapsEachErrorKind) {
+  using util::ErrorKind;
+  EXPECT_EQ(exit_code_for(ErrorKind::kBadInput), kExitUsage);
+  EXPECT_EQ(exit_code_for(ErrorKind::kEnvironment), kExitEnvironment);
+  EXPECT_EQ(exit_code_for(ErrorKind::kCandidateFault), kExitFailed);
+  EXPECT_EQ(exit_code_for(ErrorKind::kModelFault), kExitFailed);
+  EXPECT_EQ(exit_code_for(ErrorKind::kInternal), kExitFailed);
+  // the kind, not the text, decides
+  EXPECT_EQ(exit_code_for(util::Error{"failed to start worker: x", ErrorKind::kBadInput}),
+            kExitUsage);
+  EXPECT_EQ(exit_code_for(util::Error{"no such file"}.context("failed to load task t.py")),
+            kExitUsage);
 }
 
 }  // namespace

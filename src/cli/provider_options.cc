@@ -1,5 +1,7 @@
 #include "cli/provider_options.h"
 
+#include "llm/provider_factory.h"
+
 namespace kforge::cli {
 
 util::Result<llm::ConfigOverrides> provider_overrides(const Options& options) {
@@ -22,12 +24,14 @@ util::Result<llm::ConfigOverrides> provider_overrides(const Options& options) {
 util::Result<llm::ProviderConfig> load_provider_config(const Options& options) {
   auto overrides = provider_overrides(options);
   if (!overrides) return std::unexpected(overrides.error());
-  auto config = llm::load_provider_config(*overrides);
-  if (!config) return config;
-  // The offline library provider reads tasks through the worker's Python.
-  if (!options.python.empty()) config->library.python = options.python;
-  if (!options.worker_dir.empty()) config->library.worker_dir = options.worker_dir;
-  return config;
+  return llm::load_provider_config(*overrides);
+}
+
+util::Result<std::unique_ptr<llm::Provider>> make_provider(const llm::ProviderConfig& config,
+                                                           library::TaskInspector inspect_task) {
+  if (config.api != llm::Api::kLibrary) return llm::make_provider(config);
+  return library::make_library_provider(
+      {.library_dirs = config.library_dirs, .inspect_task = std::move(inspect_task)});
 }
 
 }  // namespace kforge::cli

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/pool_config.h"
 #include "pipeline/candidate_ranking.h"
 #include "report/report_writer.h"
@@ -30,8 +31,8 @@ int run_rank_command(const Options& options) {
   if (options.path.empty())
     return fail_with(kExitUsage, {"failed to read the run directory: none given (kforge rank "
                                   "RUN_DIR --device cuda)"});
-  auto device = parse_device(options.device);
-  if (!device) return fail_with(kExitUsage, device.error());
+  auto flags = read_eval_settings(options);
+  if (!flags) return fail_with(kExitUsage, flags.error());
   auto opened = store::RunStore::open(options.path);
   if (!opened) return fail_with(kExitUsage, opened.error());
   store::RunStore& run_store = **opened;
@@ -54,31 +55,24 @@ int run_rank_command(const Options& options) {
 
   auto started = start_worker_pool(options, {.max_workers = 0, .hello = true});
   if (!started) return fail_with(kExitEnvironment, started.error());
-  if (auto cuda = require_cuda_device(*device, started->info, "rank on a GPU machine"); !cuda)
+  if (auto cuda = require_cuda_device(flags->device, started->info, "rank on a GPU machine"); !cuda)
     return fail_with(kExitEnvironment, cuda.error());
 
   // The run's own correctness settings; timing settings and shapes from the flags (a CPU run was
   // usually shrunk: ranking takes the task's real shapes unless --shrink is given).
-  eval::EvalRequest base;
-  base.task = task;
-  base.device = *device;
-  base.shrink = options.shrink;
-  base.precision = run->config.precision == "kernelbench" ? eval::Precision::kKernelBench
-                                                          : eval::Precision::kCalibrated;
-  base.numerics = eval::numerics_policy_from_string(run->config.numerics)
-                      .value_or(eval::NumericsPolicy::kTolerance);
-  base.input_sets = run->config.input_sets;
-  base.trials = options.trials;
-  base.warmup = options.warmup;
-  base.flush_l2 = !options.no_l2_flush;
-  base.timeout_s = options.timeout_s;
-  base.allow_pytorch_only = run->config.allow_pytorch_only;
+  eval::EvalSettings recorded = store::eval_settings(run->config);
+  eval::EvalSettings settings = *flags;
+  settings.precision = recorded.precision;
+  settings.numerics = recorded.numerics;
+  settings.input_sets = recorded.input_sets;
+  settings.allow_pytorch_only = recorded.allow_pytorch_only;
+  eval::EvalRequest base = eval::evaluate_request(settings, task, {});
   auto log = [&run_store](std::string_view line) {
     fmt::print(stderr, "{}\n", line);
     run_store.append_console(fmt::format("rank: {}", line));
   };
   auto rank = pipeline::rank_candidates(*run, run_store.dir(), *started->pool, base, log);
-  if (!rank) return fail_with(exit_code_for_pool_error(rank.error()), rank.error());
+  if (!rank) return fail_with(exit_code_for(rank.error()), rank.error());
   rank->ranked_at = store::iso_time(std::chrono::system_clock::now());
 
   store::RunRecord ranked = pipeline::apply_ranking(*run, *rank);

@@ -9,11 +9,10 @@
 
 #include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/pool_config.h"
 #include "cli/provider_options.h"
-#include "eval/worker_locator.h"
 #include "eval/worker_pool.h"
-#include "llm/provider_factory.h"
 #include "pipeline/console_view.h"
 #include "pipeline/pipeline.h"
 #include "prompts/prompt_set.h"
@@ -21,30 +20,20 @@
 #include "report/report_writer.h"
 #include "store/run_index.h"
 #include "store/run_store.h"
+#include "task/task_info.h"
+#include "util/data_dir.h"
+#include "util/file_text.h"
 
 namespace kforge::cli {
 
 namespace {
 
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// The run's configuration from the flags (a new run).
 util::Result<store::RunConfig> config_from_options(const Options& options) {
   if (auto task = check_input_file("task", options.task); !task)
     return std::unexpected(task.error());
-  if (auto device = parse_device(options.device); !device) return std::unexpected(device.error());
-  if (options.precision != "calibrated" && options.precision != "kernelbench")
-    return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
-                      options.precision);
-  if (!eval::numerics_policy_from_string(options.numerics))
-    return util::fail("failed to read --numerics: expected tolerance or strict, got {}",
-                      options.numerics);
+  auto settings = read_eval_settings(options);
+  if (!settings) return std::unexpected(settings.error());
   if (!prompts::find_target_gpu(options.target_gpu))
     return util::fail("failed to read --target-gpu: expected one of {}, got {}",
                       prompts::known_target_gpus(), options.target_gpu);
@@ -57,17 +46,8 @@ util::Result<store::RunConfig> config_from_options(const Options& options) {
     return util::fail("failed to read --repairs: expected 0 or more, got {}", options.repairs);
   store::RunConfig c;
   c.task = std::filesystem::absolute(options.task).lexically_normal().string();
-  c.device = options.device;
-  c.shrink = options.shrink;
-  c.precision = options.precision;
-  c.numerics = options.numerics;
+  store::set_eval_settings(c, *settings);
   c.target_gpu = options.target_gpu;
-  c.input_sets = options.input_sets;
-  c.trials = options.trials;
-  c.warmup = options.warmup;
-  c.flush_l2 = !options.no_l2_flush;
-  c.timeout_s = options.timeout_s;
-  c.allow_pytorch_only = options.allow_pytorch_only;
   c.seeds = options.seeds;
   c.repairs = options.repairs;
   c.budget_tokens = options.budget_tokens;
@@ -119,14 +99,22 @@ int run_run_command(const Options& options) {
     record.config = std::move(*config);
   }
 
-  auto task_source = read_text(record.config.task);
+  auto task_source = util::read_file(record.config.task);
   if (!task_source)
     return fail_with(kExitUsage, util::Error{fmt::format("failed to read task {}: cannot open",
                                                          record.config.task)});
 
   auto provider_config = load_provider_config(effective);
   if (!provider_config) return fail_with(kExitUsage, provider_config.error());
-  auto provider = llm::make_provider(*provider_config);
+  // One worker per GPU, started on first use: the pipeline asks hello and says what failed.
+  auto started = start_worker_pool(effective, {.max_workers = 0, .hello = false});
+  if (!started) return fail_with(kExitEnvironment, started.error());
+  auto& pool = started->pool;
+  // The library provider reads the task's structure through the same pool (at the shrunk shapes:
+  // the structure, not the sizes, matters there).
+  auto provider = make_provider(*provider_config, [&pool](const std::filesystem::path& task) {
+    return task::inspect_task(*pool, task, true);
+  });
   if (!provider)  // an unreadable recorded run (--from) is bad input, not a missing service
     return fail_with(provider_config->api == llm::Api::kReplay ? kExitUsage : kExitEnvironment,
                      provider.error());
@@ -156,16 +144,11 @@ int run_run_command(const Options& options) {
   record.config.model = (*provider)->model();
   record.config.base_url = provider_config->base_url;
 
-  // One worker per GPU, started on first use: the pipeline asks hello and says what failed.
-  auto started = start_worker_pool(effective, {.max_workers = 0, .hello = false});
-  if (!started) return fail_with(kExitEnvironment, started.error());
-  auto& pool = started->pool;
-
-  std::filesystem::path repo = eval::find_repo_root().value_or(KFORGE_SOURCE_DIR);
+  std::filesystem::path data = util::find_data_dir().value_or(std::filesystem::current_path());
   std::filesystem::path prompts_dir =
       !options.prompts_dir.empty()         ? std::filesystem::path(options.prompts_dir)
       : !record.config.prompts_dir.empty() ? std::filesystem::path(record.config.prompts_dir)
-                                           : repo / "prompts";
+                                           : data / "prompts";
   auto prompt_set = prompts::PromptSet::load(prompts_dir);
   if (!prompt_set) return fail_with(kExitEnvironment, prompt_set.error());
   record.config.prompts_dir = std::filesystem::absolute(prompts_dir).string();
@@ -197,14 +180,15 @@ int run_run_command(const Options& options) {
   pipeline::PipelineInputs inputs;
   inputs.record = record;
   inputs.task_source = *task_source;
-  inputs.library_dirs = {repo / "library"};
+  inputs.library_dirs = {data / "library"};
 
   eval::WorkerPool& pool_ref = *pool;
+  const eval::EvalSettings settings = store::eval_settings(record.config);
   analysis::AnalyzeOptions analyze_options;
   analyze_options.task = task_path;
-  analyze_options.device = record.config.device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
-  analyze_options.shrink = record.config.shrink;
-  analyze_options.runtime = record.config.device != "cpu";
+  analyze_options.device = settings.device;
+  analyze_options.shrink = settings.shrink;
+  analyze_options.runtime = settings.device != eval::Device::kCpu;
   pipeline::PipelineServices services{
       **provider,
       pool_ref,
@@ -216,7 +200,7 @@ int run_run_command(const Options& options) {
       },
       clock};
   auto result = pipeline::run_pipeline(inputs, services);
-  if (!result) return fail_with(exit_code_for_pool_error(result.error()), result.error());
+  if (!result) return fail_with(exit_code_for(result.error()), result.error());
 
   if (auto ok = report::write_reports(*run_store); !ok)
     fmt::print(stderr, "kforge run: warning: {}\n", ok.error().message);

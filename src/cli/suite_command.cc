@@ -27,6 +27,8 @@
 #include "suite/task_evaluation.h"
 #include "suite/task_list.h"
 #include "suite/task_run.h"
+#include "task/task_info.h"
+#include "util/data_dir.h"
 
 namespace kforge::cli {
 
@@ -266,7 +268,12 @@ int run_suite(const Options& options, std::string_view mode) {
   std::unique_ptr<llm::Provider> provider;
   std::optional<prompts::PromptSet> prompt_set;
   store::RunConfig task_config;
-  std::filesystem::path repo = eval::find_repo_root().value_or(KFORGE_SOURCE_DIR);
+  auto data_dir = util::find_data_dir();
+  if (!data_dir)
+    return fail_with(kExitEnvironment,
+                     {"failed to find kforge's data folder (worker/, prompts/, library/) beside "
+                      "the executable or its share/kforge"});
+  const std::filesystem::path repo = *data_dir;
   if (mode == "eval") {
     auto matched = suite::match_candidates(all, config->candidates_dir);
     if (!matched) return fail_with(kExitUsage, matched.error());
@@ -287,7 +294,10 @@ int run_suite(const Options& options, std::string_view mode) {
   } else {
     auto provider_config = load_provider_config(options);
     if (!provider_config) return fail_with(kExitUsage, provider_config.error());
-    auto made = llm::make_provider(*provider_config);
+    // The library provider reads a task's structure through the first slot's pool.
+    auto made = make_provider(*provider_config, [&pools](const std::filesystem::path& task) {
+      return task::inspect_task(*pools.front(), task, true);
+    });
     if (!made) return fail_with(kExitEnvironment, made.error());
     provider = std::move(*made);
     std::filesystem::path prompts_dir =

@@ -24,20 +24,32 @@ std::string_view to_string(Status status) {
   return "crashed";
 }
 
-std::string_view to_string(NumericsPolicy policy) {
-  return policy == NumericsPolicy::kStrict ? "strict" : "tolerance";
-}
-
-std::optional<NumericsPolicy> numerics_policy_from_string(std::string_view text) {
-  if (text == "tolerance") return NumericsPolicy::kTolerance;
-  if (text == "strict") return NumericsPolicy::kStrict;
-  return std::nullopt;
-}
-
 std::optional<Status> status_from_string(std::string_view text) {
   for (const auto& [value, name] : kStatusNames)
     if (name == text) return value;
   return std::nullopt;
+}
+
+}  // namespace kforge::eval
+
+namespace kforge::eval {
+
+EvalRequest evaluate_request(const EvalSettings& settings, const std::filesystem::path& task,
+                             const std::filesystem::path& candidate) {
+  EvalRequest request;
+  request.task = task;
+  request.candidate = candidate;
+  request.device = settings.device;
+  request.shrink = settings.shrink;
+  request.precision = settings.precision;
+  request.numerics = settings.numerics;
+  request.input_sets = settings.input_sets;
+  request.trials = settings.trials;
+  request.warmup = settings.warmup;
+  request.flush_l2 = settings.flush_l2;
+  request.timeout_s = settings.timeout_s;
+  request.allow_pytorch_only = settings.allow_pytorch_only;
+  return request;
 }
 
 }  // namespace kforge::eval

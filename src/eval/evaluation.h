@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "eval/eval_settings.h"
+
 namespace kforge::eval {
 
 /// How a candidate ended. Mirrors the worker protocol's `status` (docs/protocol.md).
@@ -25,34 +27,20 @@ std::string_view to_string(Status status);
 /// nullopt when `text` names no status.
 std::optional<Status> status_from_string(std::string_view text);
 
-/// Which correctness verdict decides (docs/correctness.md): a different thing from the numerics
-/// policy below.
-enum class Precision { kCalibrated, kKernelBench };
-
-/// What precision a candidate may compute in (docs/numerics.md): `kTolerance` (KernelBench's
-/// semantics: whatever passes the correctness verdict) or `kStrict` (the reference's dtypes for
-/// operands and accumulation; TF32 only where PyTorch's flags allow it for the reference).
-enum class NumericsPolicy { kTolerance, kStrict };
-
-std::string_view to_string(NumericsPolicy policy);
-/// nullopt when `text` is neither "tolerance" nor "strict".
-std::optional<NumericsPolicy> numerics_policy_from_string(std::string_view text);
-enum class Device { kCuda, kCpu };
-
-/// What the pool asks a worker to do with one candidate.
+/// What the pool asks a worker to do with one candidate (make one with evaluate_request).
 struct EvalRequest {
   std::filesystem::path task;
   std::filesystem::path candidate;
-  Device device = Device::kCuda;
-  bool shrink = false;
-  Precision precision = Precision::kCalibrated;
-  NumericsPolicy numerics = NumericsPolicy::kTolerance;
-  int input_sets = 5;
-  int trials = 100;
-  int warmup = 10;
-  bool flush_l2 = true;
-  double timeout_s = 300;
-  bool allow_pytorch_only = false;
+  Device device = kDefaultEvalSettings.device;
+  bool shrink = kDefaultEvalSettings.shrink;
+  Precision precision = kDefaultEvalSettings.precision;
+  NumericsPolicy numerics = kDefaultEvalSettings.numerics;
+  int input_sets = kDefaultEvalSettings.input_sets;
+  int trials = kDefaultEvalSettings.trials;
+  int warmup = kDefaultEvalSettings.warmup;
+  bool flush_l2 = kDefaultEvalSettings.flush_l2;
+  double timeout_s = kDefaultEvalSettings.timeout_s;
+  bool allow_pytorch_only = kDefaultEvalSettings.allow_pytorch_only;
   bool check_generalization = true;
   std::vector<std::string> baselines = {"eager"};
   /// Shape constants to override (name → value), applied before `shrink`'s own choices.
@@ -64,6 +52,11 @@ struct EvalRequest {
   /// run starts, never sent to a candidate's process). Unset: fresh sets per evaluation.
   std::optional<std::uint64_t> input_seed;
 };
+
+/// An evaluate request for `candidate` of `task` under `settings`; baselines: eager alone (the
+/// caller adds more).
+EvalRequest evaluate_request(const EvalSettings& settings, const std::filesystem::path& task,
+                             const std::filesystem::path& candidate);
 
 /// Latency statistics over the timed trials, in milliseconds.
 struct LatencyStats {

@@ -23,14 +23,6 @@ std::string dump_text(const json& value, int indent = -1) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
-std::string_view device_name(Device device) {
-  return device == Device::kCpu ? "cpu" : "cuda";
-}
-
-std::string_view precision_name(Precision precision) {
-  return precision == Precision::kKernelBench ? "kernelbench" : "calibrated";
-}
-
 std::string absolute_text(const std::filesystem::path& path) {
   if (path.empty()) return {};
   std::error_code error;
@@ -475,15 +467,25 @@ std::string encode_baseline_request(std::int64_t id, const BaselineRequest& requ
   return dump_text(out);
 }
 
-util::Result<std::string> encode_raw_request(std::int64_t id, std::string_view request_json) {
-  auto parsed = parse_object(request_json, "request");
-  if (!parsed) return std::unexpected(parsed.error());
-  json& request = *parsed;
-  auto op = request.find("op");
-  if (op == request.end() || !op->is_string())
-    return util::fail("failed to encode request: no \"op\" string in {}", describe_value(request));
-  request["id"] = id;
-  return dump_text(request);
+std::string encode_inspect_task_request(std::int64_t id, const InspectTaskRequest& request) {
+  return dump_text(json{{"id", id},
+                        {"op", "inspect_task"},
+                        {"task_path", absolute_text(request.task)},
+                        {"shrink", request.shrink},
+                        {"timeout_s", number_json(request.timeout_s)}});
+}
+
+std::string encode_analyze_request(std::int64_t id, const AnalyzeRequest& request) {
+  json out = {
+      {"id", id},
+      {"op", "analyze"},
+      {"candidate_path", request.candidate.string()},
+      {"runtime", request.runtime},
+      {"device", std::string(device_name(request.device))},
+      {"shrink", request.shrink},
+  };
+  if (request.task) out["task_path"] = request.task->string();
+  return dump_text(out);
 }
 
 util::Result<Reply> decode_reply(std::string_view line) {

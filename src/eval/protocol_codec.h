@@ -32,9 +32,8 @@ std::string encode_hello_request(std::int64_t id);
 std::string encode_shutdown_request(std::int64_t id);
 std::string encode_evaluate_request(std::int64_t id, const EvalRequest& request);
 std::string encode_baseline_request(std::int64_t id, const BaselineRequest& request);
-/// Adds `id` to a caller's request object (`{"op": …, …}`). Errors when `request_json` is not a
-/// JSON object with a string `op`.
-util::Result<std::string> encode_raw_request(std::int64_t id, std::string_view request_json);
+std::string encode_inspect_task_request(std::int64_t id, const InspectTaskRequest& request);
+std::string encode_analyze_request(std::int64_t id, const AnalyzeRequest& request);
 
 /// Parses one reply line. Malformed JSON gives a located error:
 /// "failed to parse worker reply: worker reply:1:3: syntax error …" with the line and a caret.

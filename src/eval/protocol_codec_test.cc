@@ -9,6 +9,7 @@ namespace kforge::eval {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr std::string_view kEvaluation = R"({
@@ -76,19 +77,21 @@ TEST(EncodeBaselineRequest, CarriesBaselines) {
   EXPECT_THAT(line, HasSubstr(R"("device":"cuda")"));
 }
 
-TEST(EncodeRawRequest, AddsIdAndRequiresOp) {
-  auto line = encode_raw_request(9, R"({"op": "analyze", "candidate_path": "/c.py", "id": 1})");
-  ASSERT_TRUE(line) << line.error().message;
-  EXPECT_THAT(*line, HasSubstr(R"("id":9)"));
-  EXPECT_THAT(*line, HasSubstr(R"("op":"analyze")"));
+TEST(EncodeInspectTaskRequest, NamesTheTaskAbsolutely) {
+  std::string line = encode_inspect_task_request(9, {.task = "/t/39_GRU.py", .shrink = true});
+  EXPECT_EQ(line, R"({"id":9,"op":"inspect_task","shrink":true,"task_path":"/t/39_GRU.py",)"
+                  R"("timeout_s":120.0})");
+}
 
-  auto no_op = encode_raw_request(9, R"({"candidate_path": "/c.py"})");
-  ASSERT_FALSE(no_op);
-  EXPECT_THAT(no_op.error().message, StartsWith("failed to encode request: no \"op\" string"));
-
-  auto not_json = encode_raw_request(9, "{op: 1}");
-  ASSERT_FALSE(not_json);
-  EXPECT_THAT(not_json.error().message, StartsWith("failed to parse request: request:1:2: "));
+TEST(EncodeAnalyzeRequest, AddsTheTaskOnlyWhenGiven) {
+  std::string line = encode_analyze_request(
+      4, {.candidate = "c.py", .device = Device::kCpu, .runtime = false, .timeout_s = 5});
+  EXPECT_THAT(line, HasSubstr(R"("op":"analyze")"));
+  EXPECT_THAT(line, HasSubstr(R"("candidate_path":"c.py")"));
+  EXPECT_THAT(line, HasSubstr(R"("device":"cpu")"));
+  EXPECT_THAT(line, Not(HasSubstr("task_path")));
+  line = encode_analyze_request(4, {.candidate = "c.py", .task = "t.py"});
+  EXPECT_THAT(line, HasSubstr(R"("task_path":"t.py")"));
 }
 
 TEST(EncodeHelloAndShutdown, AreOneLineEach) {

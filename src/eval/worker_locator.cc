@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "util/data_dir.h"
+
 namespace kforge::eval {
 
 namespace {
@@ -15,10 +17,6 @@ bool has_worker_package(const fs::path& dir) {
   std::error_code error;
   return fs::is_regular_file(dir / "kforge_worker" / "__main__.py", error) ||
          fs::is_regular_file(dir / "kforge_worker" / "__init__.py", error);
-}
-
-bool is_repo(const fs::path& dir) {
-  return has_worker_package(dir / "worker");
 }
 
 bool is_executable(const fs::path& path) {
@@ -47,22 +45,8 @@ std::string first_nonempty(const std::string& given, const char* env_name) {
 
 }  // namespace
 
-std::optional<fs::path> find_repo_root() {
-#ifdef KFORGE_SOURCE_DIR
-  if (fs::path source(KFORGE_SOURCE_DIR); is_repo(source)) return source;
-#endif
-  std::error_code error;
-  fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (error) return std::nullopt;
-  for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (is_repo(dir)) return dir;
-    if (dir == dir.root_path()) break;
-  }
-  return std::nullopt;
-}
-
 util::Result<WorkerLocation> locate_worker(const LocatorInputs& inputs) {
-  std::optional<fs::path> repo = inputs.repo ? inputs.repo : find_repo_root();
+  std::optional<fs::path> repo = inputs.repo ? inputs.repo : util::find_data_dir();
   WorkerLocation location;
 
   location.python = first_nonempty(inputs.python, "KFORGE_PYTHON");
@@ -82,7 +66,7 @@ util::Result<WorkerLocation> locate_worker(const LocatorInputs& inputs) {
   if (inputs.remote) {
     if (location.worker_dir.empty())
       return util::fail(
-          "failed to find the worker: no kforge repository here to take worker/ from (set "
+          "failed to find the worker: no kforge data folder here to take worker/ from (set "
           "--worker-dir or KFORGE_WORKER_DIR)");
     return location;
   }
@@ -99,7 +83,7 @@ util::Result<WorkerLocation> locate_worker(const LocatorInputs& inputs) {
   }
   if (location.worker_dir.empty())
     return util::fail(
-        "failed to find the worker: no kforge repository found from the executable (set "
+        "failed to find the worker: no kforge data folder found from the executable (set "
         "--worker-dir or KFORGE_WORKER_DIR)");
   if (!has_worker_package(location.worker_dir))
     return util::fail(

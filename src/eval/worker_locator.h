@@ -22,19 +22,15 @@ struct WorkerLocation {
 struct LocatorInputs {
   std::string python;      // --python / KFORGE_PYTHON
   std::string worker_dir;  // --worker-dir / KFORGE_WORKER_DIR
-  /// The repository root; nullopt = find_repo_root().
+  /// The data folder (repository root or P/share/kforge); nullopt = util::find_data_dir().
   std::optional<std::filesystem::path> repo;
   /// Workers start through a launcher (ssh, srun): the paths name files on another machine, so
   /// they are not checked here.
   bool remote = false;
 };
 
-/// The kforge repository: KFORGE_SOURCE_DIR (compile definition) when it holds
-/// worker/kforge_worker, else the first ancestor of the running executable that does.
-std::optional<std::filesystem::path> find_repo_root();
-
-/// Python: the given one, else <repo>/.venv/bin/python3 when it exists, else python3 from PATH.
-/// Worker folder: the given one, else <repo>/worker. Errors (locally) when the interpreter or the
+/// Python: the given one, else <data>/.venv/bin/python3 when it exists, else python3 from PATH.
+/// Worker folder: the given one, else <data>/worker. Errors (locally) when the interpreter or the
 /// package cannot be found: "failed to find the worker: /x/worker has no kforge_worker package
 /// (set --worker-dir or KFORGE_WORKER_DIR)".
 util::Result<WorkerLocation> locate_worker(const LocatorInputs& inputs);

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "util/data_dir.h"
+
 namespace kforge::eval {
 namespace {
 
@@ -115,8 +117,8 @@ TEST_F(WorkerLocatorTest, RemoteWorkersAreNotCheckedLocally) {
   EXPECT_EQ(location->worker_dir, "/remote/worker");
 }
 
-TEST(FindRepoRoot, FindsThisCheckout) {
-  auto repo = find_repo_root();
+TEST(FindDataDir, FindsThisCheckout) {
+  auto repo = util::find_data_dir();
   ASSERT_TRUE(repo);
   EXPECT_TRUE(fs::exists(*repo / "worker" / "kforge_worker"));
 }

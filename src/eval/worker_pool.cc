@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 
 #include "eval/process_launcher.h"
@@ -129,19 +130,22 @@ class Pool final : public WorkerPool {
   }
 
   util::Result<BaselineResult> baseline(const BaselineRequest& request) override {
-    auto reply = serve(encode_baseline_request(0, request), request.timeout_s);
+    auto reply = serve([&](std::int64_t id) { return encode_baseline_request(id, request); },
+                       request.timeout_s);
     if (!reply)
       return std::unexpected(
           reply.error().context("failed to time the baseline of {}", request.task.string()));
     return decode_baseline(*reply);
   }
 
-  util::Result<std::string> request(const std::string& json_request, double timeout_s) override {
-    auto check = encode_raw_request(0, json_request);
-    if (!check) return std::unexpected(check.error());
-    auto reply = serve(json_request, timeout_s);
-    if (!reply) return std::unexpected(reply.error().context("failed to serve worker request"));
-    return reply;
+  util::Result<std::string> inspect_task(const InspectTaskRequest& request) override {
+    return serve([&](std::int64_t id) { return encode_inspect_task_request(id, request); },
+                 request.timeout_s);
+  }
+
+  util::Result<std::string> analyze(const AnalyzeRequest& request) override {
+    return serve([&](std::int64_t id) { return encode_analyze_request(id, request); },
+                 request.timeout_s);
   }
 
   std::size_t size() const override { return workers_.size(); }
@@ -182,31 +186,31 @@ class Pool final : public WorkerPool {
     free_.notify_all();
   }
 
-  /// Sends one request object (its `id` is replaced) and returns the result text; every failure
-  /// is an error. A poisoned worker is restarted after answering.
-  util::Result<std::string> serve(const std::string& request_json, double timeout_s) {
+  /// Sends the request line `encode` writes for a fresh id and returns the result text; every
+  /// failure is an error. A poisoned worker is restarted after answering.
+  util::Result<std::string> serve(const std::function<std::string(std::int64_t)>& encode,
+                                  double timeout_s) {
     auto lease = acquire();
     if (!lease) return std::unexpected(lease.error());
     Worker& worker = **lease;
     Release release{this, &worker};
     if (auto started = ensure_started(worker); !started) return std::unexpected(started.error());
     std::int64_t id = next_id_++;
-    auto line = encode_raw_request(id, request_json);
-    if (!line) return std::unexpected(line.error());
-    Exchange exchange = transact(worker, *line, id, timeout_s + options_.grace_s);
+    Exchange exchange = transact(worker, encode(id), id, timeout_s + options_.grace_s);
     switch (exchange.kind) {
       case Exchange::Kind::kReply:
         if (exchange.reply.poisoned) stop(worker);
         if (!exchange.reply.ok) return util::fail("{}", exchange.reply.error);
         return exchange.reply.result_json;
       case Exchange::Kind::kDied:
-        return util::fail("{}", died_message(exchange));
+        return util::fail(util::ErrorKind::kCandidateFault, "{}", died_message(exchange));
       case Exchange::Kind::kTimeout:
-        return util::fail("{}", timeout_message(exchange, timeout_s));
+        return util::fail(util::ErrorKind::kCandidateFault, "{}",
+                          timeout_message(exchange, timeout_s));
       case Exchange::Kind::kMalformed:
-        return util::fail("{}", exchange.detail);
+        return util::fail(util::ErrorKind::kInternal, "{}", exchange.detail);
     }
-    return util::fail("unreachable");
+    return util::fail(util::ErrorKind::kInternal, "unreachable");
   }
 
   static Evaluation verdict(Status status, std::string error) {
@@ -317,7 +321,9 @@ class Pool final : public WorkerPool {
 
   util::Result<void> start(Worker& worker) {
     auto process = launcher_->launch(launch_spec(worker));
-    if (!process) return util::fail("failed to start worker: {}", process.error().message);
+    if (!process)
+      return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}",
+                        process.error().message);
     worker.process = std::move(*process);
     std::int64_t id = next_id_++;
     Exchange exchange = transact(worker, encode_hello_request(id), id, options_.start_timeout_s);
@@ -326,34 +332,38 @@ class Pool final : public WorkerPool {
       case Exchange::Kind::kReply: {
         if (!exchange.reply.ok) {
           stop(worker);
-          return util::fail("failed to start worker: {} refused hello: {}", command,
+          return util::fail(util::ErrorKind::kEnvironment,
+                            "failed to start worker: {} refused hello: {}", command,
                             exchange.reply.error);
         }
         auto info = decode_worker_info(exchange.reply.result_json);
         if (!info) {
           stop(worker);
-          return util::fail("failed to start worker: {}: {}", command, info.error().message);
+          return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}: {}",
+                            command, info.error().message);
         }
         worker.info = std::move(*info);
         return {};
       }
       case Exchange::Kind::kDied: {
         std::string cause = last_line(exchange.stderr_tail);
-        return util::fail("failed to start worker: {} {}{}{}", command,
-                          exchange.detail.starts_with("exit code ")
-                              ? "exited " + exchange.detail.substr(10)
-                              : exchange.detail,
-                          cause.empty() ? "" : ": ", cause);
+        return util::fail(
+            util::ErrorKind::kEnvironment, "failed to start worker: {} {}{}{}", command,
+            exchange.detail.starts_with("exit code ") ? "exited " + exchange.detail.substr(10)
+                                                      : exchange.detail,
+            cause.empty() ? "" : ": ", cause);
       }
       case Exchange::Kind::kTimeout: {
         std::string cause = last_line(exchange.stderr_tail);
-        return util::fail("failed to start worker: {} did not answer hello within {:g} s{}{}",
+        return util::fail(util::ErrorKind::kEnvironment,
+                          "failed to start worker: {} did not answer hello within {:g} s{}{}",
                           command, options_.start_timeout_s, cause.empty() ? "" : ": ", cause);
       }
       case Exchange::Kind::kMalformed:
-        return util::fail("failed to start worker: {}: {}", command, exchange.detail);
+        return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: {}: {}", command,
+                          exchange.detail);
     }
-    return util::fail("failed to start worker: unreachable");
+    return util::fail(util::ErrorKind::kEnvironment, "failed to start worker: unreachable");
   }
 
   /// Writes `line` and waits up to `limit_s` for the reply with `id`. Anything but a reply
@@ -451,6 +461,18 @@ std::unique_ptr<WorkerPool> make_worker_pool(const PoolOptions& options) {
 std::unique_ptr<WorkerPool> make_worker_pool(const PoolOptions& options,
                                              std::shared_ptr<ProcessLauncher> launcher) {
   return std::make_unique<Pool>(options, std::move(launcher));
+}
+
+BaselineRequest baseline_request(const EvalSettings& settings, const std::filesystem::path& task) {
+  BaselineRequest request;
+  request.task = task;
+  request.device = settings.device;
+  request.shrink = settings.shrink;
+  request.trials = settings.trials;
+  request.warmup = settings.warmup;
+  request.flush_l2 = settings.flush_l2;
+  request.timeout_s = settings.baseline_timeout_s();
+  return request;
 }
 
 }  // namespace kforge::eval

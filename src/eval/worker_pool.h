@@ -49,16 +49,42 @@ struct BaselineResult {
   std::string raw_json;
 };
 
+/// What the pool asks a worker to time: the task's reference alone (make one with
+/// baseline_request).
 struct BaselineRequest {
   std::filesystem::path task;
+  Device device = kDefaultEvalSettings.device;
+  bool shrink = kDefaultEvalSettings.shrink;
+  int trials = kDefaultEvalSettings.trials;
+  int warmup = kDefaultEvalSettings.warmup;
+  bool flush_l2 = kDefaultEvalSettings.flush_l2;
+  std::vector<std::string> baselines = {"eager", "compile", "cuda_graph"};
+  double timeout_s = kDefaultEvalSettings.baseline_timeout_s();
+  std::map<std::string, long long> overrides;
+};
+
+/// A baseline request for `task` under `settings` (eager, torch.compile and CUDA graph).
+BaselineRequest baseline_request(const EvalSettings& settings, const std::filesystem::path& task);
+
+/// `inspect_task`: what a task computes, as facts (docs/protocol.md, TaskInfo). The reply's
+/// `result` is parsed by task::parse_task_info (src/task owns the TaskInfo type).
+struct InspectTaskRequest {
+  std::filesystem::path task;
+  /// At the shrunk shapes: enough when only the structure matters, and a CPU forward.
+  bool shrink = false;
+  double timeout_s = kDefaultEvalSettings.inspect_timeout_s;
+};
+
+/// `analyze`: the facts the worker extracts from a candidate (syntax tree, and with `runtime` one
+/// profiled forward). The reply's `result` is parsed by analysis::parse_facts.
+struct AnalyzeRequest {
+  std::filesystem::path candidate;
+  /// The task whose inputs a runtime analysis runs the candidate on; nullopt = static only.
+  std::optional<std::filesystem::path> task;
   Device device = Device::kCuda;
   bool shrink = false;
-  int trials = 100;
-  int warmup = 10;
-  bool flush_l2 = true;
-  std::vector<std::string> baselines = {"eager", "compile", "cuda_graph"};
-  double timeout_s = 900;
-  std::map<std::string, long long> overrides;
+  bool runtime = false;
+  double timeout_s = kDefaultEvalSettings.inspect_timeout_s;
 };
 
 /// What the pool needs to start workers.
@@ -89,6 +115,8 @@ struct PoolOptions {
   bool forward_stderr = false;
 };
 
+/// The one client of the worker protocol (docs/protocol.md): one request type per message, and
+/// no other file builds protocol JSON (protocol_codec.cc does, for this pool).
 /// A pool of kforge-worker processes, one per GPU. Thread-safe: several threads may call
 /// evaluate() at once; each call waits for a free worker. A worker that dies, hangs past its
 /// limit or reports a poisoned CUDA context is killed and restarted, and the call that hit it
@@ -101,9 +129,12 @@ class WorkerPool {
   /// is an Evaluation with a non-ok status.
   virtual util::Result<Evaluation> evaluate(const EvalRequest& request) = 0;
   virtual util::Result<BaselineResult> baseline(const BaselineRequest& request) = 0;
-  /// Sends a raw protocol request (`op` and fields as a JSON object text) and returns the
-  /// `result` object's text. Used by analysis and task inspection, which parse their own replies.
-  virtual util::Result<std::string> request(const std::string& json_request, double timeout_s) = 0;
+  /// The `result` object of an `inspect_task` reply as JSON text (task::inspect_task parses it).
+  /// Errors are the worker's own ("failed to load task …") or the pool's.
+  virtual util::Result<std::string> inspect_task(const InspectTaskRequest& request) = 0;
+  /// The `result` object of an `analyze` reply as JSON text (analysis::analyze_candidate parses
+  /// it).
+  virtual util::Result<std::string> analyze(const AnalyzeRequest& request) = 0;
   virtual std::size_t size() const = 0;
 };
 

@@ -500,18 +500,14 @@ TEST(WorkerPool, BaselineAndRawRequests) {
   EXPECT_EQ(baseline->eager->median_ms, 42.0);
   EXPECT_EQ(baseline->cuda_graph->median_ms, 8.7);
 
-  auto facts = pool->request(R"({"op": "analyze", "candidate_path": "/c.py"})", 1);
+  auto facts = pool->analyze({.candidate = "/c.py", .timeout_s = 1});
   ASSERT_TRUE(facts) << facts.error().message;
   EXPECT_EQ(*facts, R"({"jit_functions":2})");
 
-  auto unknown = pool->request(R"({"op": "frobnicate"})", 1);
-  ASSERT_FALSE(unknown);
-  EXPECT_EQ(unknown.error().message,
-            "failed to serve worker request: failed to serve request: unknown op");
-
-  auto bad = pool->request("not json", 1);
-  ASSERT_FALSE(bad);
-  EXPECT_THAT(bad.error().message, StartsWith("failed to parse request: request:1:2: "));
+  auto refused = pool->inspect_task({.task = "/t/task.py", .timeout_s = 1});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "failed to serve request: unknown op");
+  EXPECT_EQ(refused.error().kind, util::ErrorKind::kBadInput);
 }
 
 TEST(WorkerPool, BaselineDeathIsAnError) {

@@ -5,6 +5,7 @@
 #include "llm/api_error.h"
 #include "llm/chat_protocol.h"
 #include "llm/json_text.h"
+#include "util/json_fields.h"
 
 namespace kforge::llm {
 
@@ -14,29 +15,18 @@ using nlohmann::json;
 
 constexpr int kDefaultMaxTokens = 8192;
 
-std::int64_t int_at(const json& object, std::string_view key) {
-  if (!object.is_object()) return 0;
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<std::int64_t>() : 0;
-}
-
-std::string string_at(const json& object, std::string_view key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 /// Anthropic `usage`: input_tokens excludes cache reads and writes; kforge's prompt_tokens
 /// counts all input, cached_tokens the cache reads.
 void merge_usage(const json& usage, Usage& out) {
   if (!usage.is_object()) return;
   if (usage.contains("input_tokens") || usage.contains("cache_read_input_tokens")) {
-    std::int64_t read = int_at(usage, "cache_read_input_tokens");
-    out.prompt_tokens =
-        int_at(usage, "input_tokens") + read + int_at(usage, "cache_creation_input_tokens");
+    std::int64_t read = util::number_field<std::int64_t>(usage, "cache_read_input_tokens");
+    out.prompt_tokens = util::number_field<std::int64_t>(usage, "input_tokens") + read +
+                        util::number_field<std::int64_t>(usage, "cache_creation_input_tokens");
     out.cached_tokens = read;
   }
-  if (usage.contains("output_tokens")) out.completion_tokens = int_at(usage, "output_tokens");
+  if (usage.contains("output_tokens"))
+    out.completion_tokens = util::number_field<std::int64_t>(usage, "output_tokens");
 }
 
 void finish(ChatReply& reply, std::string stop_reason) {
@@ -54,9 +44,9 @@ CallError error_from(const json& body) {
 
 /// Adds one content block (non-streamed reply or content_block_start) to the reply.
 void add_block(const json& block, ChatReply& reply) {
-  std::string type = string_at(block, "type");
-  if (type == "text") reply.content += string_at(block, "text");
-  if (type == "thinking") reply.reasoning += string_at(block, "thinking");
+  std::string type = util::string_field(block, "type");
+  if (type == "text") reply.content += util::string_field(block, "text");
+  if (type == "thinking") reply.reasoning += util::string_field(block, "thinking");
 }
 
 /// Accumulates the events of a streamed message.
@@ -67,26 +57,26 @@ class AnthropicStreamDecoder final : public StreamDecoder {
     if (!data) return std::unexpected(CallError{false, data.error().message});
     if (!data->is_object())
       return std::unexpected(CallError{false, "stream event is not a JSON object"});
-    std::string type = string_at(*data, "type");
+    std::string type = util::string_field(*data, "type");
     if (type.empty()) type = event.type;
     if (type == "error") return std::unexpected(error_from(*data));
     if (type == "message_start") {
       const json& message = (*data)["message"];
-      reply_.model = string_at(message, "model");
+      reply_.model = util::string_field(message, "model");
       if (message.is_object() && message.contains("usage"))
         merge_usage(message["usage"], reply_.usage);
     } else if (type == "content_block_start") {
       if (data->contains("content_block")) add_block((*data)["content_block"], reply_);
     } else if (type == "content_block_delta") {
       const json& delta = (*data)["delta"];
-      std::string kind = string_at(delta, "type");
+      std::string kind = util::string_field(delta, "type");
       if (kind == "text_delta") {
-        std::string text = string_at(delta, "text");
+        std::string text = util::string_field(delta, "text");
         reply_.content += text;
         text_chars_ += static_cast<std::int64_t>(text.size());
         ++text_chunks_;
       } else if (kind == "thinking_delta") {
-        std::string text = string_at(delta, "thinking");
+        std::string text = util::string_field(delta, "thinking");
         reply_.reasoning += text;
         thinking_chars_ += static_cast<std::int64_t>(text.size());
         ++thinking_chunks_;
@@ -94,7 +84,7 @@ class AnthropicStreamDecoder final : public StreamDecoder {
       // signature_delta and input_json_delta carry nothing kforge keeps.
     } else if (type == "message_delta") {
       const json& delta = (*data)["delta"];
-      if (std::string reason = string_at(delta, "stop_reason"); !reason.empty())
+      if (std::string reason = util::string_field(delta, "stop_reason"); !reason.empty())
         finish(reply_, reason);
       if (data->contains("usage")) {
         merge_usage((*data)["usage"], reply_.usage);
@@ -175,14 +165,14 @@ class AnthropicProtocol final : public ChatProtocol {
     util::Result<json> body = parse_json_text(text, "reply body");
     if (!body) return std::unexpected(CallError{false, body.error().message});
     if (!body->is_object()) return std::unexpected(CallError{false, "reply is not a JSON object"});
-    if (string_at(*body, "type") == "error") return std::unexpected(error_from(*body));
+    if (util::string_field(*body, "type") == "error") return std::unexpected(error_from(*body));
     auto content = body->find("content");
     if (content == body->end() || !content->is_array())
       return std::unexpected(CallError{false, "reply has no content array"});
     ChatReply reply;
-    reply.model = string_at(*body, "model");
+    reply.model = util::string_field(*body, "model");
     for (const json& block : *content) add_block(block, reply);
-    finish(reply, string_at(*body, "stop_reason"));
+    finish(reply, util::string_field(*body, "stop_reason"));
     if (auto usage = body->find("usage"); usage != body->end()) merge_usage(*usage, reply.usage);
     return reply;
   }

@@ -727,46 +727,44 @@ json anthropic_message() {
   })");
 }
 
+/// Appends one content block's events: its start, optionally a ping, one delta per item, stop.
+void append_block(std::vector<std::string>& events, int index, const json& block,
+                  const std::vector<json>& deltas, bool ping_after_start = false) {
+  events.push_back(anthropic_event(
+      "content_block_start",
+      {{"type", "content_block_start"}, {"index", index}, {"content_block", block}}));
+  if (ping_after_start) events.push_back(anthropic_event("ping", {{"type", "ping"}}));
+  for (const json& delta : deltas)
+    events.push_back(
+        anthropic_event("content_block_delta",
+                        {{"type", "content_block_delta"}, {"index", index}, {"delta", delta}}));
+  events.push_back(
+      anthropic_event("content_block_stop", {{"type", "content_block_stop"}, {"index", index}}));
+}
+
 std::vector<std::string> anthropic_stream(const std::string& stop_reason) {
-  return {
+  std::vector<std::string> events = {
       anthropic_event("message_start", json::parse(R"({"type": "message_start", "message": {
                         "id": "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", "type": "message",
                         "role": "assistant", "content": [], "model": "claude-sonnet-4-5-20250929",
                         "stop_reason": null, "stop_sequence": null,
                         "usage": {"input_tokens": 472, "cache_creation_input_tokens": 0,
                                   "cache_read_input_tokens": 128, "output_tokens": 2}}})")),
-      anthropic_event("content_block_start",
-                      json::parse(R"({"type": "content_block_start", "index": 0,
-                        "content_block": {"type": "thinking", "thinking": ""}})")),
-      anthropic_event("ping", json::parse(R"({"type": "ping"})")),
-      anthropic_event("content_block_delta",
-                      json::parse(R"({"type": "content_block_delta", "index": 0,
-                        "delta": {"type": "thinking_delta", "thinking": "Greet "}})")),
-      anthropic_event("content_block_delta",
-                      json::parse(R"({"type": "content_block_delta", "index": 0,
-                        "delta": {"type": "thinking_delta", "thinking": "them."}})")),
-      anthropic_event("content_block_delta",
-                      json::parse(R"({"type": "content_block_delta", "index": 0,
-                        "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}})")),
-      anthropic_event("content_block_stop",
-                      json::parse(R"({"type": "content_block_stop", "index": 0})")),
-      anthropic_event("content_block_start",
-                      json::parse(R"({"type": "content_block_start", "index": 1,
-                        "content_block": {"type": "text", "text": ""}})")),
-      anthropic_event("content_block_delta",
-                      json::parse(R"({"type": "content_block_delta", "index": 1,
-                        "delta": {"type": "text_delta", "text": "Hello"}})")),
-      anthropic_event("content_block_delta",
-                      json::parse(R"({"type": "content_block_delta", "index": 1,
-                        "delta": {"type": "text_delta", "text": " there!"}})")),
-      anthropic_event("content_block_stop",
-                      json::parse(R"({"type": "content_block_stop", "index": 1})")),
-      anthropic_event("message_delta",
-                      json{{"type", "message_delta"},
-                           {"delta", {{"stop_reason", stop_reason}, {"stop_sequence", nullptr}}},
-                           {"usage", {{"output_tokens", 15}}}}),
-      anthropic_event("message_stop", json::parse(R"({"type": "message_stop"})")),
   };
+  append_block(events, 0, {{"type", "thinking"}, {"thinking", ""}},
+               {{{"type", "thinking_delta"}, {"thinking", "Greet "}},
+                {{"type", "thinking_delta"}, {"thinking", "them."}},
+                {{"type", "signature_delta"}, {"signature", "EqQBCgIYAhIM"}}},
+               /*ping_after_start=*/true);
+  append_block(
+      events, 1, {{"type", "text"}, {"text", ""}},
+      {{{"type", "text_delta"}, {"text", "Hello"}}, {{"type", "text_delta"}, {"text", " there!"}}});
+  events.push_back(anthropic_event(
+      "message_delta", json{{"type", "message_delta"},
+                            {"delta", {{"stop_reason", stop_reason}, {"stop_sequence", nullptr}}},
+                            {"usage", {{"output_tokens", 15}}}}));
+  events.push_back(anthropic_event("message_stop", {{"type", "message_stop"}}));
+  return events;
 }
 
 TEST(HttpProviderAnthropic, MessagesReplyKeepsThinkingApart) {

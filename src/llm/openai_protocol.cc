@@ -5,6 +5,7 @@
 #include "llm/api_error.h"
 #include "llm/chat_protocol.h"
 #include "llm/json_text.h"
+#include "util/json_fields.h"
 
 namespace kforge::llm {
 
@@ -12,35 +13,24 @@ namespace {
 
 using nlohmann::json;
 
-std::int64_t int_at(const json& object, std::string_view key) {
-  if (!object.is_object()) return 0;
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<std::int64_t>() : 0;
-}
-
-std::string string_at(const json& object, std::string_view key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 /// OpenAI `usage`, with DeepSeek's cache counter.
 Usage read_usage(const json& usage) {
   Usage out;
-  out.prompt_tokens = int_at(usage, "prompt_tokens");
-  out.completion_tokens = int_at(usage, "completion_tokens");
+  out.prompt_tokens = util::number_field<std::int64_t>(usage, "prompt_tokens");
+  out.completion_tokens = util::number_field<std::int64_t>(usage, "completion_tokens");
   if (auto it = usage.find("prompt_tokens_details"); it != usage.end())
-    out.cached_tokens = int_at(*it, "cached_tokens");
-  if (out.cached_tokens == 0) out.cached_tokens = int_at(usage, "prompt_cache_hit_tokens");
+    out.cached_tokens = util::number_field<std::int64_t>(*it, "cached_tokens");
+  if (out.cached_tokens == 0)
+    out.cached_tokens = util::number_field<std::int64_t>(usage, "prompt_cache_hit_tokens");
   if (auto it = usage.find("completion_tokens_details"); it != usage.end())
-    out.reasoning_tokens = int_at(*it, "reasoning_tokens");
+    out.reasoning_tokens = util::number_field<std::int64_t>(*it, "reasoning_tokens");
   return out;
 }
 
 /// DeepSeek says `reasoning_content`; OpenRouter and recent vLLM say `reasoning`.
 std::string reasoning_of(const json& message) {
-  std::string text = string_at(message, "reasoning_content");
-  return text.empty() ? string_at(message, "reasoning") : text;
+  std::string text = util::string_field(message, "reasoning_content");
+  return text.empty() ? util::string_field(message, "reasoning") : text;
 }
 
 void finish(ChatReply& reply, std::string finish_reason) {
@@ -77,7 +67,8 @@ class OpenAiStreamDecoder final : public StreamDecoder {
       return std::unexpected(CallError{false, "stream event is not a JSON object"});
     if (auto error = chunk->find("error"); error != chunk->end() && !error->is_null())
       return std::unexpected(error_from_body(*error));
-    if (std::string model = string_at(*chunk, "model"); !model.empty()) reply_.model = model;
+    if (std::string model = util::string_field(*chunk, "model"); !model.empty())
+      reply_.model = model;
     if (auto usage = chunk->find("usage"); usage != chunk->end() && usage->is_object()) {
       reply_.usage = read_usage(*usage);
       has_usage_ = true;
@@ -86,7 +77,7 @@ class OpenAiStreamDecoder final : public StreamDecoder {
     if (choices == chunk->end() || !choices->is_array() || choices->empty()) return {};
     const json& choice = choices->front();
     if (auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
-      std::string content = string_at(*delta, "content");
+      std::string content = util::string_field(*delta, "content");
       std::string reasoning = reasoning_of(*delta);
       if (!content.empty()) {
         reply_.content += content;
@@ -97,7 +88,7 @@ class OpenAiStreamDecoder final : public StreamDecoder {
         ++reasoning_chunks_;
       }
     }
-    if (std::string reason = string_at(choice, "finish_reason"); !reason.empty())
+    if (std::string reason = util::string_field(choice, "finish_reason"); !reason.empty())
       finish(reply_, reason);
     return {};
   }
@@ -162,13 +153,13 @@ class OpenAiProtocol final : public ChatProtocol {
     if (choices == body->end() || !choices->is_array() || choices->empty())
       return std::unexpected(CallError{false, "reply has no choices"});
     ChatReply reply;
-    reply.model = string_at(*body, "model");
+    reply.model = util::string_field(*body, "model");
     const json& choice = choices->front();
     if (auto message = choice.find("message"); message != choice.end()) {
-      reply.content = string_at(*message, "content");
+      reply.content = util::string_field(*message, "content");
       reply.reasoning = reasoning_of(*message);
     }
-    finish(reply, string_at(choice, "finish_reason"));
+    finish(reply, util::string_field(choice, "finish_reason"));
     if (auto usage = body->find("usage"); usage != body->end() && usage->is_object())
       reply.usage = read_usage(*usage);
     return reply;

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "llm/json_text.h"
+#include "util/data_dir.h"
+#include "util/file_text.h"
 #include "util/source_location.h"
 
 namespace kforge::llm {
@@ -81,11 +83,9 @@ json toml_to_json(const toml::node& node) {
 }
 
 util::Result<json> read_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return util::fail("failed to read config {}: cannot open it", path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  auto read = util::read_file(path);
+  if (!read) return util::fail("failed to read config {}: cannot open it", path);
+  std::string text = std::move(*read);
   std::size_t first = text.find_first_not_of(" \t\r\n");
   bool is_json = path.ends_with(".json") || (first != std::string::npos && text[first] == '{');
   if (is_json) {
@@ -201,7 +201,7 @@ util::Result<void> apply_settings(const json& table, std::string_view where, boo
     if (!dirs.is_array()) return util::fail("{}: library_dirs must be a list of paths", where);
     for (const json& dir : dirs) {
       if (!dir.is_string()) return util::fail("{}: library_dirs must be a list of paths", where);
-      config.library.library_dirs.emplace_back(dir.get<std::string>());
+      config.library_dirs.emplace_back(dir.get<std::string>());
     }
   }
   return {};
@@ -314,7 +314,7 @@ util::Result<ProviderConfig> load_provider_config(const ConfigOverrides& overrid
   } else {
     config.needs_key = false;
   }
-  config.library.library_dirs.emplace_back(std::filesystem::path(KFORGE_SOURCE_DIR) / "library");
+  if (auto data = util::find_data_dir()) config.library_dirs.emplace_back(*data / "library");
 
   json top = doc;
   top.erase("provider");

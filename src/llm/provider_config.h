@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "llm/chat_protocol.h"
-#include "llm/library_provider.h"
 #include "llm/price_table.h"
 #include "llm/retry_policy.h"
 #include "util/error.h"
@@ -72,7 +71,9 @@ struct ProviderConfig {
   RetryPolicy retry;
   ProtocolOptions protocol;
   PriceTable prices = PriceTable::defaults();
-  LibraryProviderOptions library;
+  /// The kernel library's folders (the `library` provider, src/library): the data folder's
+  /// library/, then the config file's `library_dirs`.
+  std::vector<std::filesystem::path> library_dirs;
   /// The config file that was read; empty when none.
   std::string config_file;
 

@@ -4,18 +4,16 @@
 
 #include "llm/exec_provider.h"
 #include "llm/http_provider.h"
-#include "llm/library_provider.h"
 #include "llm/replay_provider.h"
 
 namespace kforge::llm {
 
 util::Result<std::unique_ptr<Provider>> make_provider(const ProviderConfig& config,
                                                       const ProviderHooks& hooks) {
-  if (config.api == Api::kLibrary) {
-    std::unique_ptr<Provider> library = make_library_provider(config.library);
-    if (!library) return util::fail("failed to create provider library: no library available");
-    return library;
-  }
+  if (config.api == Api::kLibrary)  // not a model: src/library makes it (cli::make_provider)
+    return util::fail(util::ErrorKind::kInternal,
+                      "failed to create provider library: the kernel library is not a model "
+                      "client (library::make_library_provider makes it)");
   std::shared_ptr<Clock> clock = hooks.clock ? hooks.clock : real_clock();
   if (config.api == Api::kReplay) {
     auto replay = ReplayProvider::open(config.replay_dir, hooks.ledger);

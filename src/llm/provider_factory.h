@@ -23,10 +23,10 @@ struct ProviderHooks {
   std::shared_ptr<eval::ProcessLauncher> launcher;
 };
 
-/// Builds the provider `config` describes: openai or anthropic over HTTP, the offline library, a
-/// command (exec) or a recorded run (replay). Errors: a hosted provider without a key ("failed to
-/// create provider deepseek: no API key: set DEEPSEEK_API_KEY or KFORGE_API_KEY"), a recorded run
-/// that cannot be read.
+/// Builds the provider `config` describes: openai or anthropic over HTTP, a command (exec) or a
+/// recorded run (replay); the offline library is no model client (library/library_provider.h).
+/// Errors: a hosted provider without a key ("failed to create provider deepseek: no API key: set
+/// DEEPSEEK_API_KEY or KFORGE_API_KEY"), a recorded run that cannot be read.
 util::Result<std::unique_ptr<Provider>> make_provider(const ProviderConfig& config,
                                                       const ProviderHooks& hooks = {});
 

@@ -10,6 +10,7 @@
 
 #include "llm/json_text.h"
 #include "llm/transcript.h"
+#include "util/file_text.h"
 
 namespace kforge::llm {
 
@@ -17,14 +18,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The leading number of "12_seed.json" (for ordering); a large value when there is none.
 long leading_number(const std::string& name) {
@@ -70,7 +63,7 @@ util::Result<ChatReply> reply_from_json(const json& reply, const std::string& wh
 }
 
 util::Result<RecordedCall> read_transcript(const fs::path& path) {
-  auto text = read_file(path);
+  auto text = util::read_file(path);
   if (!text) return util::fail("failed to read recorded call {}: cannot open it", path.string());
   auto doc = parse_json_text(*text, path.string());
   if (!doc) return util::fail("failed to read recorded call {}", doc.error().message);
@@ -143,7 +136,7 @@ util::Result<std::vector<RecordedCall>> load_recorded_calls(const fs::path& run_
   // The journal says in which order the calls finished: its chat entries, matched by reply.
   std::vector<RecordedCall> ordered;
   std::vector<bool> placed(calls.size(), false);
-  if (auto journal = read_file(run_dir / "journal.jsonl")) {
+  if (auto journal = util::read_file(run_dir / "journal.jsonl")) {
     std::istringstream lines(*journal);
     std::string line;
     while (std::getline(lines, line)) {
@@ -174,7 +167,7 @@ util::Result<std::unique_ptr<ReplayProvider>> ReplayProvider::open(
     return util::fail("failed to read recorded run {}: transcripts/ holds no recorded calls",
                       run_dir.string());
   std::string model;
-  if (auto run = read_file(run_dir / "run.json")) {
+  if (auto run = util::read_file(run_dir / "run.json")) {
     json doc = json::parse(*run, nullptr, false);
     if (!doc.is_discarded() && doc.contains("config")) model = string_field(doc["config"], "model");
   }

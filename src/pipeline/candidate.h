@@ -7,7 +7,7 @@
 #include "analysis/analysis.h"
 #include "eval/evaluation.h"
 #include "llm/provider.h"
-#include "llm/reply_parser.h"
+#include "pipeline/reply_parser.h"
 
 namespace kforge::pipeline {
 
@@ -27,7 +27,7 @@ struct Candidate {
   eval::Evaluation evaluation;
   std::optional<analysis::Report> report;
   /// The algorithm analysis this candidate was written from (optimise stage and its repairs).
-  std::optional<llm::AnalysisDiagnosis> diagnosis;
+  std::optional<AnalysisDiagnosis> diagnosis;
   llm::Usage usage;
   /// False when the reply held no code: the evaluation is then made up here (syntax_error with
   /// the extraction error) and the worker is not asked.

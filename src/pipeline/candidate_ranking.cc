@@ -59,7 +59,7 @@ util::Result<store::RankResult> rank_candidates(const store::RunRecord& run,
     }));
   }
   store::RankResult rank;
-  rank.device = base.device == eval::Device::kCpu ? "cpu" : "cuda";
+  rank.device = std::string(eval::device_name(base.device));
   std::optional<util::Error> failure;
   for (std::size_t i = 0; i < correct.size(); ++i) {
     auto evaluation = evaluations[i].get();

@@ -60,10 +60,14 @@ class FakePool : public eval::WorkerPool {
     EXPECT_EQ(request.baselines, (std::vector<std::string>{"eager", "compile", "cuda_graph"}));
     return baseline_result;
   }
-  util::Result<std::string> request(const std::string& json_request, double) override {
+  util::Result<std::string> inspect_task(const eval::InspectTaskRequest& request) override {
     std::lock_guard lock(mutex_);
-    requests.push_back(json_request);
-    if (json_request.find("\"inspect_task\"") != std::string::npos) return task_info;
+    requests.push_back("inspect_task " + request.task.string());
+    return task_info;
+  }
+  util::Result<std::string> analyze(const eval::AnalyzeRequest& request) override {
+    std::lock_guard lock(mutex_);
+    requests.push_back("analyze " + request.candidate.string());
     return util::fail("not faked");
   }
   std::size_t size() const override { return 2; }
@@ -217,7 +221,7 @@ TEST_F(PipelineTest, TheWorkersTaskInfoDecidesWhetherThePromptsAreRecurrent) {
   ASSERT_FALSE(provider.requests.empty());
   EXPECT_EQ(provider.requests[0].find("## Recurrent models"), std::string::npos);
   ASSERT_FALSE(pool_.requests.empty());
-  EXPECT_NE(pool_.requests[0].find("\"op\":\"inspect_task\""), std::string::npos);
+  EXPECT_TRUE(pool_.requests[0].starts_with("inspect_task "));
 
   // the task source says nothing; the worker's inspection says recurrent
   pool_.task_info =

@@ -14,8 +14,8 @@ GuardDecision decide_tuning(const Candidate& best, bool enabled) {
   GuardDecision decision;
   decision.run = tuning_stages();
   if (!enabled) return decision;
-  const std::optional<llm::AnalysisDiagnosis>& diagnosis = best.diagnosis;
-  if (diagnosis && diagnosis->implementation_complexity == llm::Complexity::kHigh) {
+  const std::optional<AnalysisDiagnosis>& diagnosis = best.diagnosis;
+  if (diagnosis && diagnosis->implementation_complexity == Complexity::kHigh) {
     decision.run.clear();
     decision.reason = fmt::format(
         "the analysis rates #{} implementation_complexity high ({}): tuning would break the "
@@ -27,7 +27,7 @@ GuardDecision decide_tuning(const Candidate& best, bool enabled) {
   if (best.report && best.report->persistent) why.push_back("kernel analysis: persistent");
   if (best.report && best.report->kernel_type == "persistent_recurrent")
     why.push_back("kernel analysis: kernel_type persistent_recurrent");
-  if (diagnosis && diagnosis->implementation_complexity == llm::Complexity::kPersistent)
+  if (diagnosis && diagnosis->implementation_complexity == Complexity::kPersistent)
     why.push_back("diagnosis: implementation_complexity persistent");
   if (diagnosis && diagnosis->kernel_type == "persistent_recurrent")
     why.push_back("diagnosis: kernel_type persistent_recurrent");

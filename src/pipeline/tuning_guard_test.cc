@@ -13,11 +13,10 @@ Candidate with(bool persistent, std::string complexity, std::string grid_rule = 
   if (!grid_rule.empty())
     c.report->diagnostics.push_back({grid_rule, analysis::Severity::kWarning, {}, "m", "h"});
   if (!complexity.empty()) {
-    c.diagnosis = llm::AnalysisDiagnosis{};
-    c.diagnosis->implementation_complexity = complexity == "high" ? llm::Complexity::kHigh
-                                             : complexity == "persistent"
-                                                 ? llm::Complexity::kPersistent
-                                                 : llm::Complexity::kLow;
+    c.diagnosis = AnalysisDiagnosis{};
+    c.diagnosis->implementation_complexity = complexity == "high"         ? Complexity::kHigh
+                                             : complexity == "persistent" ? Complexity::kPersistent
+                                                                          : Complexity::kLow;
     c.diagnosis->optimisation_method = "Winograd F(2x2,3x3)";
   }
   return c;

@@ -20,9 +20,9 @@ struct LibraryExample {
 };
 
 /// Picks the library kernel most related to the task the worker inspected (`task`, from
-/// task::inspect_task), by the signature llm::derive_signature gives it (module type,
+/// task::inspect_task), by the signature library::derive_signature gives it (module type,
 /// bidirectional, batch_first, has_fc, what forward returns), never by the task's text:
-///  1. the entry the library provider would answer with (llm::find_entry: every signature field
+///  1. the entry the library provider would answer with (library::find_entry: every signature field
 ///     equal, or no signature and the task's name in `tasks`);
 ///  2. else an entry with the same recurrent cell (`type`), the one differing from the task in the
 ///     fewest signature fields (the first of equals, in library order);

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/file_text.h"
+
 namespace kforge::prompts {
 
 const std::vector<std::string_view>& stage_template_names() {
@@ -19,11 +21,9 @@ util::Result<PromptSet> PromptSet::load(const std::filesystem::path& dir) {
   PromptSet set;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".txt") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    if (!in) return util::fail("failed to read prompt {}: cannot open", entry.path().string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    set.templates_[entry.path().stem().string()] = text.str();
+    auto text = util::read_file(entry.path());
+    if (!text) return util::fail("failed to read prompt {}: cannot open", entry.path().string());
+    set.templates_[entry.path().stem().string()] = std::move(*text);
   }
   if (ec) return util::fail("failed to list prompts in {}: {}", dir.string(), ec.message());
   for (std::string_view name : stage_template_names())

@@ -156,20 +156,6 @@ Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
   return vars;
 }
 
-Vars diagnosis_vars(const llm::AnalysisDiagnosis& diagnosis) {
-  return {
-      {"worth_optimizing", diagnosis.worth_optimizing ? "yes" : "no"},
-      {"diagnosis_reason", diagnosis.reason},
-      {"bottleneck", diagnosis.bottleneck},
-      {"optimisation_method", diagnosis.optimisation_method},
-      {"modification_plan", diagnosis.modification_plan},
-      {"expected_speedup", diagnosis.expected_speedup},
-      {"implementation_complexity",
-       std::string(llm::to_string(diagnosis.implementation_complexity))},
-      {"diagnosis_kernel_type", diagnosis.kernel_type},
-  };
-}
-
 void merge(Vars& into, const Vars& from) {
   for (const auto& [name, value] : from) into[name] = value;
 }

@@ -7,7 +7,6 @@
 #include "analysis/analysis.h"
 #include "eval/evaluation.h"
 #include "eval/worker_pool.h"
-#include "llm/reply_parser.h"
 #include "prompts/template.h"
 
 namespace kforge::prompts {
@@ -35,9 +34,6 @@ Vars gpu_vars(const eval::WorkerInfo& info, std::string_view target_gpu = "H100"
 /// `kernels`) and its analysis findings (`findings`, `kernel_type`, `persistent`).
 Vars candidate_vars(std::string_view source, const eval::Evaluation& evaluation,
                     const std::optional<analysis::Report>& report);
-/// The model's analysis (llm::parse_analysis) for the optimise stage.
-Vars diagnosis_vars(const llm::AnalysisDiagnosis& diagnosis);
-
 /// Inserts or replaces every variable of `from` in `into`.
 void merge(Vars& into, const Vars& from);
 

@@ -37,7 +37,11 @@ Vars stage_vars(bool cpu) {
         "adapt_persistent", "guard_reason", "best_id", "candidate_id", "candidate_stage",
         "library_example_source", "library_example_name", "worth_optimizing"})
     vars[name] = "";
-  for (const auto& [name, value] : diagnosis_vars({})) vars[name] = "";
+  // the model's analysis (pipeline::diagnosis_vars)
+  for (const char* name :
+       {"diagnosis_reason", "bottleneck", "optimisation_method", "modification_plan",
+        "expected_speedup", "implementation_complexity", "diagnosis_kernel_type"})
+    vars[name] = "";
   vars["seeds_total"] = "2";
   vars["max_attempts"] = "2";
   vars["seed_index"] = "1";

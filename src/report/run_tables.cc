@@ -62,8 +62,9 @@ RunTables make_tables(const store::RunRecord& run) {
   t.timeline_header = {"#",           "stage",    "from",   "candidate", "score", "latency (ms)",
                        "max_abs_err", "numerics", "status", "note"};
   // Speed figures only on a GPU run whose baselines were timed (CPU mode has no timings).
+  const bool cpu = store::eval_settings(run.config).device == eval::Device::kCpu;
   std::optional<std::pair<std::string, double>> best_baseline;
-  if (run.config.device != "cpu" && run.baselines) best_baseline = run.baselines->best();
+  if (!cpu && run.baselines) best_baseline = run.baselines->best();
   if (best_baseline) t.timeline_header.insert(t.timeline_header.begin() + 6, "vs best baseline");
   for (const store::CandidateRecord& c : run.candidates) {
     std::string status = c.status;
@@ -102,7 +103,7 @@ RunTables make_tables(const store::RunRecord& run) {
   std::string device = get(run.device, "name");
   if (get(run.device, "sm_count") != "" && get(run.device, "sm_count") != "0")
     device += fmt::format(" ({} SMs)", get(run.device, "sm_count"));
-  if (run.config.device == "cpu") device += " — CPU mode (Triton interpreter, no timings)";
+  if (cpu) device += " — CPU mode (Triton interpreter, no timings)";
   t.facts.push_back({"device", device});
   t.facts.push_back(
       {"numerics", fmt::format("{} (--numerics; {}); correctness verdict: {}", run.config.numerics,
@@ -114,8 +115,7 @@ RunTables make_tables(const store::RunRecord& run) {
                                              get(run.versions, "triton"))});
   std::string state = run.state;
   if (!run.stop_reason.empty()) state += ": " + run.stop_reason;
-  if (run.config.device != "cpu" && run.baselines)
-    t.facts.push_back({"baselines", baselines_fact(*run.baselines)});
+  if (!cpu && run.baselines) t.facts.push_back({"baselines", baselines_fact(*run.baselines)});
   t.facts.push_back({"state", state});
   const store::CandidateRecord* best =
       run.best_id ? store::find_candidate(run, *run.best_id) : nullptr;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "analysis/diagnostic_format.h"
+#include "util/json_fields.h"
 
 namespace kforge::store {
 
@@ -20,11 +21,6 @@ json optional_value(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-std::string read_string(const json& object, const char* name, std::string fallback = "") {
-  auto it = object.find(name);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
 template <typename T>
 T read_value(const json& object, const char* name, T fallback) {
   auto it = object.find(name);
@@ -39,12 +35,6 @@ T read_value(const json& object, const char* name, T fallback) {
 std::optional<double> read_optional_number(const json& object, const char* name) {
   auto it = object.find(name);
   return it == object.end() ? std::nullopt : read_number(*it);
-}
-
-std::optional<int> read_optional_int(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<int>();
 }
 
 json stats_json(const std::optional<eval::LatencyStats>& stats) {
@@ -157,18 +147,18 @@ json to_json(const eval::Evaluation& e) {
 util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
   if (!j.is_object()) return util::fail("failed to read evaluation: not a JSON object");
   eval::Evaluation e;
-  std::string status = read_string(j, "status");
+  std::string status = util::string_field(j, "status");
   auto parsed = eval::status_from_string(status);
   if (!parsed) return util::fail("failed to read evaluation: unknown status \"{}\"", status);
   e.status = *parsed;
-  e.error = read_string(j, "error");
+  e.error = util::string_field(j, "error");
   if (auto it = j.find("error_location"); it != j.end() && it->is_string())
     e.error_location = it->get<std::string>();
   e.reasons = read_value<std::vector<std::string>>(j, "reasons", {});
-  e.generalizes = read_string(j, "generalizes", "unknown");
+  e.generalizes = util::string_field(j, "generalizes", "unknown");
   e.score = read_optional_number(j, "score");
   e.speedup_vs_best_baseline = read_optional_number(j, "speedup_vs_best_baseline");
-  e.launches_per_forward = read_optional_int(j, "launches_per_forward");
+  e.launches_per_forward = util::optional_number_field<int>(j, "launches_per_forward");
   e.device = string_map(j, "device");
   e.versions = string_map(j, "versions");
   if (auto it = j.find("shapes"); it != j.end() && it->is_object())
@@ -178,7 +168,7 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
   e.timed_s = read_optional_number(j, "timed_s").value_or(0);
   if (auto it = j.find("correctness"); it != j.end() && it->is_object()) {
     eval::Correctness c;
-    c.precision = read_string(*it, "precision");
+    c.precision = util::string_field(*it, "precision");
     c.input_sets = read_value<int>(*it, "input_sets", 0);
     c.pass_calibrated = read_value<bool>(*it, "pass_calibrated", false);
     c.pass_kernelbench = read_value<bool>(*it, "pass_kernelbench", false);
@@ -194,8 +184,8 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
   }
   if (auto it = j.find("numerics"); it != j.end() && it->is_object()) {
     eval::NumericsReport n;
-    n.policy = read_string(*it, "policy");
-    n.reference = read_string(*it, "reference");
+    n.policy = util::string_field(*it, "policy");
+    n.reference = util::string_field(*it, "reference");
     if (auto s = it->find("summary"); s != it->end() && s->is_string())
       n.summary = s->get<std::string>();
     n.lowered = read_value<bool>(*it, "lowered", false);
@@ -211,7 +201,7 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
   if (auto it = j.find("kernels"); it != j.end() && it->is_array())
     for (const json& k : *it)
       e.kernels.push_back(
-          {read_string(k, "name"), read_optional_number(k, "calls_per_forward").value_or(0),
+          {util::string_field(k, "name"), read_optional_number(k, "calls_per_forward").value_or(0),
            read_optional_number(k, "time_share").value_or(0), read_value<bool>(k, "own", false)});
   e.raw_json = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return e;
@@ -236,22 +226,22 @@ json to_json(const analysis::Report& report) {
 util::Result<analysis::Report> report_from_json(const json& j) {
   if (!j.is_object()) return util::fail("failed to read analysis: not a JSON object");
   analysis::Report report;
-  report.kernel_type = read_string(j, "kernel_type", "unknown");
+  report.kernel_type = util::string_field(j, "kernel_type", "unknown");
   report.persistent = read_value<bool>(j, "persistent", false);
-  report.launches_per_forward = read_optional_int(j, "launches_per_forward");
+  report.launches_per_forward = util::optional_number_field<int>(j, "launches_per_forward");
   if (auto it = j.find("diagnostics"); it != j.end() && it->is_array())
     for (const json& d : *it) {
       analysis::Diagnostic diagnostic;
-      diagnostic.rule = read_string(d, "rule");
-      std::string severity = read_string(d, "severity");
+      diagnostic.rule = util::string_field(d, "rule");
+      std::string severity = util::string_field(d, "severity");
       diagnostic.severity = severity == "error"     ? analysis::Severity::kError
                             : severity == "warning" ? analysis::Severity::kWarning
                                                     : analysis::Severity::kNote;
-      diagnostic.location.file = read_string(d, "file");
+      diagnostic.location.file = util::string_field(d, "file");
       diagnostic.location.line = read_value<std::size_t>(d, "line", 0);
       diagnostic.location.column = read_value<std::size_t>(d, "column", 0);
-      diagnostic.message = read_string(d, "message");
-      diagnostic.fix_hint = read_string(d, "fix_hint");
+      diagnostic.message = util::string_field(d, "message");
+      diagnostic.fix_hint = util::string_field(d, "fix_hint");
       report.diagnostics.push_back(std::move(diagnostic));
     }
   return report;
@@ -275,9 +265,9 @@ util::Result<llm::ChatReply> reply_from_json(const json& j) {
   if (!j.is_object() || !j.contains("content"))
     return util::fail("failed to read model reply: no content");
   llm::ChatReply reply;
-  reply.content = read_string(j, "content");
-  reply.reasoning = read_string(j, "reasoning");
-  reply.finish_reason = read_string(j, "finish_reason");
+  reply.content = util::string_field(j, "content");
+  reply.reasoning = util::string_field(j, "reasoning");
+  reply.finish_reason = util::string_field(j, "finish_reason");
   reply.truncated = read_value<bool>(j, "truncated", false);
   if (auto it = j.find("usage"); it != j.end() && it->is_object()) {
     reply.usage.prompt_tokens = read_value<std::int64_t>(*it, "prompt_tokens", 0);
@@ -322,15 +312,15 @@ json config_json(const RunConfig& c) {
 
 RunConfig config_from(const json& j) {
   RunConfig c;
-  c.task = read_string(j, "task");
-  c.provider = read_string(j, "provider");
-  c.model = read_string(j, "model");
-  c.base_url = read_string(j, "base_url");
-  c.device = read_string(j, "device", c.device);
+  c.task = util::string_field(j, "task");
+  c.provider = util::string_field(j, "provider");
+  c.model = util::string_field(j, "model");
+  c.base_url = util::string_field(j, "base_url");
+  c.device = util::string_field(j, "device", c.device);
   c.shrink = read_value<bool>(j, "shrink", c.shrink);
-  c.precision = read_string(j, "precision", c.precision);
-  c.numerics = read_string(j, "numerics", c.numerics);
-  c.target_gpu = read_string(j, "target_gpu", c.target_gpu);
+  c.precision = util::string_field(j, "precision", c.precision);
+  c.numerics = util::string_field(j, "numerics", c.numerics);
+  c.target_gpu = util::string_field(j, "target_gpu", c.target_gpu);
   c.input_sets = read_value<int>(j, "input_sets", c.input_sets);
   c.trials = read_value<int>(j, "trials", c.trials);
   c.warmup = read_value<int>(j, "warmup", c.warmup);
@@ -343,10 +333,10 @@ RunConfig config_from(const json& j) {
   c.max_candidates = read_value<int>(j, "max_candidates", c.max_candidates);
   c.time_limit_s = read_value<double>(j, "time_limit_s", c.time_limit_s);
   c.analysis_threshold = read_value<double>(j, "analysis_threshold", c.analysis_threshold);
-  c.analysis = read_string(j, "analysis", c.analysis);
+  c.analysis = util::string_field(j, "analysis", c.analysis);
   c.guard = read_value<bool>(j, "guard", c.guard);
   c.tuning = read_value<bool>(j, "tuning", c.tuning);
-  c.prompts_dir = read_string(j, "prompts_dir");
+  c.prompts_dir = util::string_field(j, "prompts_dir");
   return c;
 }
 
@@ -374,21 +364,21 @@ json candidate_json(const CandidateRecord& c) {
 CandidateRecord candidate_from(const json& j) {
   CandidateRecord c;
   c.id = read_value<int>(j, "id", 0);
-  c.stage = read_string(j, "stage");
-  c.parent = read_optional_int(j, "parent");
-  c.key = read_string(j, "key");
-  c.file = read_string(j, "file");
-  c.status = read_string(j, "status");
+  c.stage = util::string_field(j, "stage");
+  c.parent = util::optional_number_field<int>(j, "parent");
+  c.key = util::string_field(j, "key");
+  c.file = util::string_field(j, "file");
+  c.status = util::string_field(j, "status");
   c.score = read_optional_number(j, "score");
   c.latency_ms = read_optional_number(j, "latency_ms");
   c.eager_ms = read_optional_number(j, "eager_ms");
   c.max_abs_err = read_optional_number(j, "max_abs_err");
-  c.launches_per_forward = read_optional_int(j, "launches_per_forward");
-  c.numerics = read_string(j, "numerics");
-  c.error_head = read_string(j, "error_head");
-  c.kernel_type = read_string(j, "kernel_type");
+  c.launches_per_forward = util::optional_number_field<int>(j, "launches_per_forward");
+  c.numerics = util::string_field(j, "numerics");
+  c.error_head = util::string_field(j, "error_head");
+  c.kernel_type = util::string_field(j, "kernel_type");
   c.persistent = read_value<bool>(j, "persistent", false);
-  c.note = read_string(j, "note");
+  c.note = util::string_field(j, "note");
   c.prompt_tokens = read_value<std::int64_t>(j, "prompt_tokens", 0);
   c.completion_tokens = read_value<std::int64_t>(j, "completion_tokens", 0);
   return c;
@@ -465,15 +455,15 @@ json to_json(const RunRecord& run) {
 util::Result<RunRecord> run_from_json(const json& j) {
   if (!j.is_object()) return util::fail("failed to read run record: not a JSON object");
   RunRecord run;
-  run.id = read_string(j, "id");
-  run.kforge_version = read_string(j, "kforge_version");
+  run.id = util::string_field(j, "id");
+  run.kforge_version = util::string_field(j, "kforge_version");
   if (auto it = j.find("config"); it != j.end() && it->is_object()) run.config = config_from(*it);
-  run.task_name = read_string(j, "task_name");
-  run.started_at = read_string(j, "started_at");
-  run.updated_at = read_string(j, "updated_at");
+  run.task_name = util::string_field(j, "task_name");
+  run.started_at = util::string_field(j, "started_at");
+  run.updated_at = util::string_field(j, "updated_at");
   run.elapsed_s = read_optional_number(j, "elapsed_s").value_or(0);
-  run.state = read_string(j, "state", "running");
-  run.stop_reason = read_string(j, "stop_reason");
+  run.state = util::string_field(j, "state", "running");
+  run.stop_reason = util::string_field(j, "stop_reason");
   run.device = string_map(j, "device");
   run.versions = string_map(j, "versions");
   run.phases = read_value<std::vector<std::string>>(j, "phases", {});
@@ -482,26 +472,26 @@ util::Result<RunRecord> run_from_json(const json& j) {
     for (const json& c : *it) run.candidates.push_back(candidate_from(c));
   if (auto it = j.find("tokens"); it != j.end() && it->is_array())
     for (const json& t : *it)
-      run.tokens.push_back({read_string(t, "stage"), read_value<int>(t, "calls", 0),
+      run.tokens.push_back({util::string_field(t, "stage"), read_value<int>(t, "calls", 0),
                             read_value<std::int64_t>(t, "prompt_tokens", 0),
                             read_value<std::int64_t>(t, "completion_tokens", 0),
                             read_value<std::int64_t>(t, "reasoning_tokens", 0),
                             read_value<std::int64_t>(t, "cached_tokens", 0),
                             read_optional_number(t, "cost_usd").value_or(0)});
-  run.best_id = read_optional_int(j, "best_id");
-  run.ranking = read_string(j, "ranking");
+  run.best_id = util::optional_number_field<int>(j, "best_id");
+  run.ranking = util::string_field(j, "ranking");
   if (auto it = j.find("rank"); it != j.end() && it->is_object()) {
     RankResult rank;
-    rank.device = read_string(*it, "device");
-    rank.device_name = read_string(*it, "device_name");
-    rank.ranked_at = read_string(*it, "ranked_at");
-    rank.best_id = read_optional_int(*it, "best_id");
+    rank.device = util::string_field(*it, "device");
+    rank.device_name = util::string_field(*it, "device_name");
+    rank.ranked_at = util::string_field(*it, "ranked_at");
+    rank.best_id = util::optional_number_field<int>(*it, "best_id");
     if (auto entries = it->find("entries"); entries != it->end() && entries->is_array())
       for (const json& e : *entries)
         rank.entries.push_back(
-            {read_value<int>(e, "id", 0), read_string(e, "status"),
+            {read_value<int>(e, "id", 0), util::string_field(e, "status"),
              read_optional_number(e, "score"), read_optional_number(e, "latency_ms"),
-             read_optional_number(e, "max_abs_err"), read_string(e, "error_head")});
+             read_optional_number(e, "max_abs_err"), util::string_field(e, "error_head")});
     run.rank = std::move(rank);
   }
   if (auto it = j.find("baselines"); it != j.end() && it->is_object()) {

@@ -29,4 +29,32 @@ TokenRow total_tokens(const RunRecord& run) {
   return total;
 }
 
+eval::EvalSettings eval_settings(const RunConfig& config) {
+  eval::EvalSettings settings;
+  settings.device = eval::parse_device(config.device).value_or(settings.device);
+  settings.shrink = config.shrink;
+  settings.precision = eval::parse_precision(config.precision).value_or(settings.precision);
+  settings.numerics = eval::parse_numerics(config.numerics).value_or(settings.numerics);
+  settings.input_sets = config.input_sets;
+  settings.trials = config.trials;
+  settings.warmup = config.warmup;
+  settings.flush_l2 = config.flush_l2;
+  settings.timeout_s = config.timeout_s;
+  settings.allow_pytorch_only = config.allow_pytorch_only;
+  return settings;
+}
+
+void set_eval_settings(RunConfig& config, const eval::EvalSettings& settings) {
+  config.device = std::string(eval::device_name(settings.device));
+  config.shrink = settings.shrink;
+  config.precision = std::string(eval::precision_name(settings.precision));
+  config.numerics = std::string(eval::to_string(settings.numerics));
+  config.input_sets = settings.input_sets;
+  config.trials = settings.trials;
+  config.warmup = settings.warmup;
+  config.flush_l2 = settings.flush_l2;
+  config.timeout_s = settings.timeout_s;
+  config.allow_pytorch_only = settings.allow_pytorch_only;
+}
+
 }  // namespace kforge::store

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "eval/eval_settings.h"
+
 namespace kforge::store {
 
 /// The configuration a run was started with, as recorded in run.json so that `--resume` and
@@ -16,18 +18,19 @@ struct RunConfig {
   std::string provider;
   std::string model;
   std::string base_url;
-  std::string device = "cuda";  // cuda | cpu
-  bool shrink = false;
-  std::string precision = "calibrated";  // which correctness verdict decides
-  std::string numerics = "tolerance";    // tolerance | strict (docs/numerics.md)
+  // The evaluation settings as recorded (eval_settings() reads them back).
+  std::string device = std::string(eval::device_name(eval::kDefaultEvalSettings.device));
+  bool shrink = eval::kDefaultEvalSettings.shrink;
+  std::string precision = std::string(eval::precision_name(eval::kDefaultEvalSettings.precision));
+  std::string numerics = std::string(eval::to_string(eval::kDefaultEvalSettings.numerics));
   /// The GPU a CPU run writes for, named in the prompts (prompts::find_target_gpu).
   std::string target_gpu = "H100";
-  int input_sets = 5;
-  int trials = 100;
-  int warmup = 10;
-  bool flush_l2 = true;
-  double timeout_s = 300;
-  bool allow_pytorch_only = false;
+  int input_sets = eval::kDefaultEvalSettings.input_sets;
+  int trials = eval::kDefaultEvalSettings.trials;
+  int warmup = eval::kDefaultEvalSettings.warmup;
+  bool flush_l2 = eval::kDefaultEvalSettings.flush_l2;
+  double timeout_s = eval::kDefaultEvalSettings.timeout_s;
+  bool allow_pytorch_only = eval::kDefaultEvalSettings.allow_pytorch_only;
   int seeds = 2;
   int repairs = 2;
   std::int64_t budget_tokens = 0;  // 0 = no limit
@@ -141,6 +144,11 @@ struct RunRecord {
 
 /// The record of candidate `id`, or nullptr.
 const CandidateRecord* find_candidate(const RunRecord& run, int id);
+
+/// The evaluation settings a run recorded (an unknown device or precision reads as the default).
+eval::EvalSettings eval_settings(const RunConfig& config);
+/// Records `settings` in `config`.
+void set_eval_settings(RunConfig& config, const eval::EvalSettings& settings);
 
 /// Totals over every stage's row.
 TokenRow total_tokens(const RunRecord& run);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "store/json_codec.h"
+#include "util/file_text.h"
 
 namespace kforge::store {
 
@@ -92,11 +93,9 @@ std::filesystem::path RunStore::transcript_path(std::string_view name) const {
 }
 
 util::Result<std::string> RunStore::read_file(const std::filesystem::path& relative) const {
-  std::ifstream in(dir_ / relative, std::ios::binary);
-  if (!in) return util::fail("failed to read {}: cannot open", (dir_ / relative).string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = util::read_file(dir_ / relative);
+  if (!text) return util::fail("failed to read {}: cannot open", (dir_ / relative).string());
+  return text;
 }
 
 util::Result<void> RunStore::write_file(const std::filesystem::path& relative,
@@ -137,11 +136,9 @@ util::Result<RunRecord> RunStore::read_run() const {
 
 util::Result<RunRecord> read_run_record(const std::filesystem::path& dir) {
   const std::filesystem::path dir_ = dir;
-  std::ifstream in(dir_ / "run.json");
-  if (!in) return util::fail("failed to read {}: cannot open", (dir_ / "run.json").string());
-  std::stringstream text;
-  text << in.rdbuf();
-  json parsed = json::parse(text.str(), nullptr, false);
+  auto text = util::read_file(dir_ / "run.json");
+  if (!text) return util::fail("failed to read {}: cannot open", (dir_ / "run.json").string());
+  json parsed = json::parse(*text, nullptr, false);
   if (parsed.is_discarded())
     return util::fail("failed to read {}: invalid JSON", (dir_ / "run.json").string());
   auto run = run_from_json(parsed);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_fields.h"
 #include "util/source_location.h"
 
 namespace kforge::task {
@@ -73,11 +74,6 @@ struct Reader {
   }
 };
 
-std::string string_at(const json& object, const char* name) {
-  auto it = object.find(name);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 }  // namespace
 
 const ModuleInfo* TaskInfo::find_module(std::string_view type) const {
@@ -100,7 +96,7 @@ util::Result<TaskInfo> parse_task_info(std::string_view json_text) {
 
   Reader read;
   TaskInfo info;
-  info.task_path = string_at(object, "task_path");
+  info.task_path = util::string_field(object, "task_path");
   info.constants = read.text_map(object, "constants");
   info.shrunk = read.text_map(object, "shrunk");
   info.shapes = read.text_map(object, "shapes");
@@ -110,7 +106,7 @@ util::Result<TaskInfo> parse_task_info(std::string_view json_text) {
         read.problem = "modules must hold objects";
         break;
       }
-      ModuleInfo module{string_at(item, "path"), string_at(item, "type"), {}};
+      ModuleInfo module{util::string_field(item, "path"), util::string_field(item, "type"), {}};
       module.args = read.text_map(item, "args");
       info.modules.push_back(std::move(module));
     }
@@ -122,12 +118,12 @@ util::Result<TaskInfo> parse_task_info(std::string_view json_text) {
     for (const json& item : *sources) {
       if (item.is_object())
         info.output_sources.push_back(
-            OutputSource{string_at(item, "module"), string_at(item, "value")});
+            OutputSource{util::string_field(item, "module"), util::string_field(item, "value")});
       else
         info.output_sources.push_back(std::nullopt);
     }
   }
-  info.forward_signature = string_at(object, "forward_signature");
+  info.forward_signature = util::string_field(object, "forward_signature");
   if (const json* recurrent = read.field(object, "recurrent", json::value_t::boolean, "a boolean"))
     info.recurrent = recurrent->get<bool>();
   if (!read.problem.empty()) return util::fail("failed to read the task info: {}", read.problem);
@@ -136,12 +132,7 @@ util::Result<TaskInfo> parse_task_info(std::string_view json_text) {
 
 util::Result<TaskInfo> inspect_task(eval::WorkerPool& pool, const std::filesystem::path& path,
                                     bool shrink) {
-  constexpr double kTimeoutS = 120;
-  json request = {{"op", "inspect_task"},
-                  {"task_path", std::filesystem::absolute(path).string()},
-                  {"shrink", shrink},
-                  {"timeout_s", kTimeoutS}};
-  auto reply = pool.request(request.dump(), kTimeoutS);
+  auto reply = pool.inspect_task({.task = path, .shrink = shrink});
   if (!reply) return std::unexpected(reply.error());
   return parse_task_info(*reply);
 }

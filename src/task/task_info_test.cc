@@ -76,7 +76,7 @@ TEST(ParseTaskInfo, ErrorsNameTheFieldOrThePlace) {
   EXPECT_NE(bad.error().message.find("task_info:2:"), std::string::npos) << bad.error().message;
 }
 
-/// Answers `request` with a canned result and keeps what it was asked.
+/// Answers `inspect_task` with a canned result and keeps what it was asked.
 class InspectPool : public eval::WorkerPool {
  public:
   util::Result<eval::WorkerInfo> hello() override { return eval::WorkerInfo{}; }
@@ -86,14 +86,17 @@ class InspectPool : public eval::WorkerPool {
   util::Result<eval::BaselineResult> baseline(const eval::BaselineRequest&) override {
     return util::fail("not faked");
   }
-  util::Result<std::string> request(const std::string& json_request, double) override {
-    requests.push_back(json_request);
+  util::Result<std::string> inspect_task(const eval::InspectTaskRequest& request) override {
+    requests.push_back(request);
     return reply;
+  }
+  util::Result<std::string> analyze(const eval::AnalyzeRequest&) override {
+    return util::fail("not faked");
   }
   std::size_t size() const override { return 1; }
 
   util::Result<std::string> reply;
-  std::vector<std::string> requests;
+  std::vector<eval::InspectTaskRequest> requests;
 };
 
 TEST(InspectTask, SendsTheRequestAndParsesTheResult) {
@@ -103,10 +106,8 @@ TEST(InspectTask, SendsTheRequestAndParsesTheResult) {
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_TRUE(info->recurrent);
   ASSERT_EQ(pool.requests.size(), 1u);
-  auto request = nlohmann::json::parse(pool.requests[0]);
-  EXPECT_EQ(request["op"], "inspect_task");
-  EXPECT_EQ(request["task_path"], "/repo/tasks/39_GRU.py");
-  EXPECT_EQ(request["shrink"], true);
+  EXPECT_EQ(pool.requests[0].task, "/repo/tasks/39_GRU.py");
+  EXPECT_TRUE(pool.requests[0].shrink);
 }
 
 TEST(InspectTask, PassesTheWorkersErrorOn) {

@@ -8,7 +8,9 @@ namespace {
 TEST(FormatLocatedError, PointsAtTheColumn) {
   std::string text = "import torch\nclass Model(nn.Module):\n    def forward(self x):\n";
   EXPECT_EQ(format_located_error({"t.py", 3, 21}, text, "invalid syntax"),
-            "t.py:3:21: invalid syntax\n    " "    def forward(self x):\n" "    " +
+            "t.py:3:21: invalid syntax\n    "
+            "    def forward(self x):\n"
+            "    " +
                 std::string(20, ' ') + "^");
 }
 

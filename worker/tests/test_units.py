@@ -271,7 +271,7 @@ class _PassThroughGuard:
         return model(*inputs)
 
 
-def _fake_cuda_timing(monkeypatch):
+def _fake_cuda_timing(monkeypatch, flush_elements=16):
     """CUDA events and synchronisation faked with host clocks (no GPU here)."""
     import time
     from kforge_worker import timing
@@ -289,7 +289,7 @@ def _fake_cuda_timing(monkeypatch):
     monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(16))
+    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(flush_elements))
 
 
 @pytest.mark.parametrize("runners", [2, 3, 4])
@@ -324,24 +324,10 @@ def test_timed_outputs_are_kept_from_trials_the_candidate_ran_first(monkeypatch,
 def test_baseline_child_with_fake_cuda_events(monkeypatch, tmp_path):
     # As above: the baseline step's logic on the CPU; the CUDA graph capture fails here (no
     # CUDA) and must come back as null with its reason, not as an error.
-    import time
     from conftest import REPO
-    from kforge_worker import baseline, timing
+    from kforge_worker import baseline
 
-    class FakeEvent:
-        def __init__(self, enable_timing=False):
-            self.at = None
-
-        def record(self):
-            self.at = time.perf_counter()
-
-        def elapsed_time(self, end):
-            return (end.at - self.at) * 1e3
-
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(1024))
+    _fake_cuda_timing(monkeypatch, flush_elements=1024)
     request = {"task_path": "tasks/gelu.py", "device": "cpu", "shrink": True, "trials": 3,
                "warmup": 1, "baselines": ["eager", "cuda_graph"], "_cwd": REPO}
     result = baseline._baseline_child(request, str(tmp_path))
@@ -379,20 +365,7 @@ def test_timing_budget_shortens_the_trial_loop(monkeypatch):
     import time
     from kforge_worker import timing
 
-    class FakeEvent:
-        def __init__(self, enable_timing=False):
-            self.at = None
-
-        def record(self):
-            self.at = time.perf_counter()
-
-        def elapsed_time(self, end):
-            return (end.at - self.at) * 1e3
-
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(timing, "l2_flush_buffer", lambda device: torch.empty(16))
+    _fake_cuda_timing(monkeypatch)
     slow = lambda inputs: (lambda: time.sleep(0.005))  # noqa: E731
     stats, timed_s = timing.time_interleaved({"a": slow, "b": slow}, [0], trials=1000, warmup=2,
                                              budget_s=0.25)

@@ -6,9 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "prompts/template.h"
 #include "util/error.h"
 
-namespace kforge::llm {
+namespace kforge::pipeline {
 
 /// A fenced block (```lang … ```) in a model reply.
 struct CodeBlock {
@@ -85,4 +86,7 @@ struct AnalysisDiagnosis {
 /// persistent (got \"huge\")".
 util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply);
 
-}  // namespace kforge::llm
+/// The model's analysis as prompt variables, for the optimise stage.
+prompts::Vars diagnosis_vars(const AnalysisDiagnosis& diagnosis);
+
+}  // namespace kforge::pipeline

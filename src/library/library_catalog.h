@@ -13,7 +13,7 @@
 #include "task/task_info.h"
 #include "util/error.h"
 
-namespace kforge::llm {
+namespace kforge::library {
 
 /// One timing of an entry, copied from its meta.json (which a bench or `kforge library add`
 /// filled from measured output).
@@ -76,4 +76,4 @@ TaskSignature derive_signature(const task::TaskInfo& info, const std::filesystem
 const LibraryEntry* find_entry(const std::vector<LibraryEntry>& entries,
                                const TaskSignature& signature);
 
-}  // namespace kforge::llm
+}  // namespace kforge::library

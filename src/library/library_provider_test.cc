@@ -1,8 +1,8 @@
-#include "llm/library_provider.h"
+#include "library/library_provider.h"
 
 #include <gtest/gtest.h>
 
-namespace kforge::llm {
+namespace kforge::library {
 namespace {
 
 constexpr const char* kGruHidden = R"({
@@ -21,7 +21,7 @@ LibraryProviderOptions options_with(std::string task_info) {
 
 TEST(LibraryProvider, AnswersWithTheMatchingKernelInAPythonBlock) {
   auto provider = make_library_provider(options_with(kGruHidden));
-  ChatRequest request;
+  llm::ChatRequest request;
   request.task_path = "tasks/40_GRUHidden.py";
   auto reply = provider->chat(request);
   ASSERT_TRUE(reply) << reply.error().message;
@@ -34,7 +34,7 @@ TEST(LibraryProvider, AnswersWithTheMatchingKernelInAPythonBlock) {
 TEST(LibraryProvider, NoMatchSaysWhichSignatureHasNoKernel) {
   auto provider = make_library_provider(options_with(
       R"({"modules": [{"path": "rnn", "type": "RNN", "args": {}}], "outputs": [{"shape": [1]}]})"));
-  ChatRequest request;
+  llm::ChatRequest request;
   request.task_path = "tasks/33_VanillaRNN.py";
   auto reply = provider->chat(request);
   ASSERT_FALSE(reply);
@@ -49,12 +49,23 @@ TEST(LibraryProvider, InspectionFailureIsReportedWithTheTask) {
     return util::fail("worker gone");
   };
   auto provider = make_library_provider(options);
-  ChatRequest request;
+  llm::ChatRequest request;
   request.task_path = "tasks/39_GRU.py";
   auto reply = provider->chat(request);
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().message, "failed to inspect task tasks/39_GRU.py: worker gone");
 }
 
+TEST(LibraryProvider, StartsNoWorkerOfItsOwn) {
+  auto provider = make_library_provider({});  // no inspector: the command's pool is missing
+  llm::ChatRequest request;
+  request.task_path = "tasks/39_GRU.py";
+  auto reply = provider->chat(request);
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().message,
+            "failed to pick a library kernel: no worker to inspect the task with");
+  EXPECT_EQ(reply.error().kind, util::ErrorKind::kInternal);
+}
+
 }  // namespace
-}  // namespace kforge::llm
+}  // namespace kforge::library

@@ -1,4 +1,4 @@
-#include "llm/reply_parser.h"
+#include "pipeline/reply_parser.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,7 +12,7 @@
 
 #include "util/source_location.h"
 
-namespace kforge::llm {
+namespace kforge::pipeline {
 
 namespace {
 
@@ -467,4 +467,17 @@ util::Result<AnalysisDiagnosis> parse_analysis(std::string_view reply) {
   return util::fail("failed to parse the analysis: {}", fmt::join(problems, "; "));
 }
 
-}  // namespace kforge::llm
+prompts::Vars diagnosis_vars(const AnalysisDiagnosis& diagnosis) {
+  return {
+      {"worth_optimizing", diagnosis.worth_optimizing ? "yes" : "no"},
+      {"diagnosis_reason", diagnosis.reason},
+      {"bottleneck", diagnosis.bottleneck},
+      {"optimisation_method", diagnosis.optimisation_method},
+      {"modification_plan", diagnosis.modification_plan},
+      {"expected_speedup", diagnosis.expected_speedup},
+      {"implementation_complexity", std::string(to_string(diagnosis.implementation_complexity))},
+      {"diagnosis_kernel_type", diagnosis.kernel_type},
+  };
+}
+
+}  // namespace kforge::pipeline

@@ -1,4 +1,4 @@
-#include "llm/library_catalog.h"
+#include "library/library_catalog.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-namespace kforge::llm {
+#include "util/file_text.h"
+
+namespace kforge::library {
 
 namespace {
 
@@ -32,11 +34,9 @@ std::string string_or(const json& object, const char* key, std::string fallback 
 
 util::Result<LibraryEntry> read_entry(const std::filesystem::path& folder) {
   const std::filesystem::path meta_path = folder / "meta.json";
-  std::ifstream in(meta_path);
-  if (!in) return util::fail("failed to read {}: cannot open it", meta_path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  json meta = json::parse(text.str(), nullptr, false);
+  auto text = util::read_file(meta_path);
+  if (!text) return std::unexpected(text.error());
+  json meta = json::parse(*text, nullptr, false);
   if (meta.is_discarded() || !meta.is_object())
     return util::fail("failed to read {}: not a JSON object", meta_path.string());
   LibraryEntry entry;
@@ -174,4 +174,4 @@ const LibraryEntry* find_entry(const std::vector<LibraryEntry>& entries,
   return nullptr;
 }
 
-}  // namespace kforge::llm
+}  // namespace kforge::library

@@ -1,10 +1,10 @@
-#include "llm/library_catalog.h"
+#include "library/library_catalog.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-namespace kforge::llm {
+namespace kforge::library {
 namespace {
 
 // TaskInfo as the worker's inspect_task writes it (fields the signature reads), for 37_LSTMCn.
@@ -142,4 +142,4 @@ TEST(LibraryRepository, EveryRnnTaskHasExactlyItsOwnEntry) {
 }
 
 }  // namespace
-}  // namespace kforge::llm
+}  // namespace kforge::library

@@ -1,10 +1,10 @@
-#include "llm/reply_parser.h"
+#include "pipeline/reply_parser.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace kforge::llm {
+namespace kforge::pipeline {
 namespace {
 
 constexpr const char* kModelNew =
@@ -217,4 +217,4 @@ TEST(FindCodeBlocks, ReportsLanguageLineAndClosure) {
 }
 
 }  // namespace
-}  // namespace kforge::llm
+}  // namespace kforge::pipeline
