@@ -79,7 +79,7 @@ section_rank() {
 section_numerics() {
   for policy in tolerance strict; do
     step "kforge eval fp16-operand GEMM, --numerics $policy"
-    timeout 120 $K eval --task tasks/matmul.py --candidate worker/tests/candidates/gemm_fp16_operands.py \
+    timeout 120 $K eval --task worker/tests/tasks/gemm_exact.py --candidate worker/tests/candidates/matmul_fp16.py \
       --numerics $policy --trials 30 2>&1 | tee "$OUT/numerics_$policy.txt"
   done
 }

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 rm -rf .carry && mkdir -p .carry/bin .carry/lib
 cp "$build/kforge" .carry/bin/
+strip .carry/bin/kforge  # debug info would take the carry over the device's 64 MiB
 bwrap=$(command -v bwrap || true)
 [ -n "$bwrap" ] && cp "$bwrap" .carry/bin/bwrap.real
 seccomp=$(ldconfig -p | awk '/libseccomp\.so\.2 /{print $NF; exit}')
