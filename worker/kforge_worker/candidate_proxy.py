@@ -236,6 +236,13 @@ class CandidateProcess:
     def extra_processes(self):
         """Processes of the candidate's tree besides the candidate process itself, seen from
         outside (bubblewrap's own processes aside): a child it left running."""
+        def identity(pid):  # the executable's file, whatever it is called (a carried
+            try:            # bubblewrap may run as bwrap.real behind a wrapper script)
+                info = os.stat(f"/proc/{pid}/exe")
+                return info.st_dev, info.st_ino
+            except OSError:
+                return None
+        sandbox = identity(self.process.pid)
         found = []
         for pid in confinement.descendants(self.process.pid):
             try:
@@ -245,7 +252,7 @@ class CandidateProcess:
                 started = int(text.rsplit(")", 1)[1].split()[19])
             except (OSError, ValueError, IndexError):
                 continue
-            if name != "bwrap":
+            if name != "bwrap" and (sandbox is None or identity(pid) != sandbox):
                 found.append((started, pid, name))
         found.sort()
         if self.confinement.get("mechanism") == "bwrap":

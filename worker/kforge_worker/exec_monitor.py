@@ -230,6 +230,22 @@ def _inspect_target(pid, path):
         os.close(fd)
 
 
+def _program_arguments(name, argv, shown, prefix=None):
+    """None when a program Python may run is run with harmless arguments, else the reason.
+    `prefix`: the install folder of a wrapper script, whose own -B options point inside it."""
+    if name.startswith("ldconfig") and [a for a in argv[1:] if a != "-p"]:
+        return f"ran ldconfig with arguments other than -p: {shown}"
+    if COMPILER.match(name):
+        for index, arg in enumerate(argv[1:], 1):
+            if arg.startswith(("-wrapper", "-fplugin")):
+                return f"ran the compiler with a wrapper, plugin or program prefix: {shown}"
+            if arg.startswith("-B"):
+                path = arg[2:] or (argv[index + 1] if index + 1 < len(argv) else "")
+                if not (prefix and os.path.normpath(path).startswith(prefix)):
+                    return f"ran the compiler with a wrapper, plugin or program prefix: {shown}"
+    return None
+
+
 def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, triton_dir=None):
     """None when the exec is allowed, else the reason it is refused."""
     caller = os.path.basename(caller_exe)
@@ -240,13 +256,7 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
         if triton_dir and target.startswith(triton_dir + os.sep):
             return None
         if PYTHON_MAY_RUN.match(name):
-            if name.startswith("ldconfig") and [a for a in argv[1:] if a != "-p"]:
-                return f"ran ldconfig with arguments other than -p: {shown}"
-            if COMPILER.match(name) and any(a == "-wrapper" or a.startswith(("-wrapper", "-B",
-                                                                             "-fplugin"))
-                                            for a in argv[1:]):
-                return f"ran the compiler with a wrapper, plugin or program prefix: {shown}"
-            return None
+            return _program_arguments(name, argv, shown)
         return f"tried to run a program (exec below Python, seen by the judge): {shown}"
     if COMPILER.match(caller) or caller in ("collect2", "lto-wrapper"):
         if COMPILER_PASSES.match(name) or COMPILER.match(name) or \
@@ -263,6 +273,15 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
             return None
         return f"ninja ran another program: {shown}"
     if caller in SHELLS:
+        # A program Python may run can be a wrapper script that execs the real binary beside it
+        # (the GPU image's /sbin/ldconfig -> ldconfig.real, /opt/gcc/bin/gcc -> gcc-real -B...):
+        # the script (the shell's first argument) stands for the program it wraps.
+        script = caller_cmdline[1] if len(caller_cmdline) > 1 else ""
+        wrapped = os.path.basename(script)
+        if parent.startswith("python") and PYTHON_MAY_RUN.match(wrapped) and \
+                name != wrapped and name.startswith(wrapped) and not SHELLS & {name}:
+            prefix = os.path.dirname(os.path.dirname(script)) + os.sep
+            return _program_arguments(wrapped, argv, shown, prefix)
         if parent in ("ninja", "nvcc") and (COMPILER.match(name) or name in ("nvcc",)
                                              or name in SHELLS):
             return None

@@ -18,8 +18,8 @@ class Worker:
     """A `python -m kforge_worker` subprocess (CPU mode unless `gpu`); `call(op, **fields)`
     returns the reply dict."""
 
-    def __init__(self, gpu=False):
-        env = {**os.environ, "PYTHONPATH": WORKER_DIR, "TRITON_INTERPRET": "1"}
+    def __init__(self, gpu=False, env_extra=None):
+        env = {**os.environ, "PYTHONPATH": WORKER_DIR, "TRITON_INTERPRET": "1", **(env_extra or {})}
         if gpu:
             del env["TRITON_INTERPRET"]
         self.process = subprocess.Popen(

@@ -8,6 +8,7 @@ removed from the process that installs them."""
 import array
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from kforge_worker import exec_monitor
 
 WORKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(WORKER_DIR)
 PY = sys.executable
 GCC = "/usr/bin/x86_64-linux-gnu-gcc-12"
 
@@ -44,6 +46,26 @@ GCC = "/usr/bin/x86_64-linux-gnu-gcc-12"
 def test_exec_policy(caller, parent, target, argv, allowed):
     reason = exec_monitor.decide(caller, [], parent, target, argv, PY)
     assert (reason is None) == allowed, reason
+
+
+# The H100 image's wrapper scripts (seen there: Triton's `ldconfig -p` and its launcher build):
+# the shell runs the script, which execs the real program beside it.
+@pytest.mark.parametrize("script, target, argv, allowed", [
+    ("/sbin/ldconfig", "/usr/sbin/ldconfig.real", ["/sbin/ldconfig.real", "-p"], True),
+    ("/sbin/ldconfig", "/usr/sbin/ldconfig.real", ["/sbin/ldconfig.real", "-C", "/x"], False),
+    ("/opt/gcc/bin/gcc", "/opt/gcc/bin/gcc-real",
+     ["gcc-real", "-B/opt/gcc/bin/", "-B/opt/gcc/lib/gcc/x86_64-linux-gnu/13/", "-c", "x.c"], True),
+    ("/opt/gcc/bin/gcc", "/opt/gcc/bin/gcc-real",
+     ["gcc-real", "-B/opt/gcc/bin/", "-B/tmp/evil/", "x.c"], False),
+    ("/opt/gcc/bin/gcc", "/opt/gcc/bin/gcc-real", ["gcc-real", "-wrapper", "/bin/sh,-c,id"], False),
+    ("/opt/gcc/bin/gcc", "/usr/bin/touch", ["touch", "x"], False),
+    ("/tmp/scratch/evil.sh", "/opt/gcc/bin/gcc-real", ["gcc-real"], False),
+])
+def test_exec_policy_wrapper_scripts(script, target, argv, allowed):
+    reason = exec_monitor.decide("/usr/bin/dash", ["/bin/sh", script] + argv[1:], PY, target,
+                                 argv, PY)
+    assert (reason is None) == allowed, reason
+
 
 
 CHILD = r"""
@@ -222,3 +244,23 @@ def test_disguised_candidate_code_is_still_the_candidates(tmp_path):
     violations = "\n".join(report["violations"])
     assert "through __init__.py: <lambda>" in violations  # logging.currentframe
     assert "under the name of another file" in violations
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
+def test_bubblewrap_behind_a_wrapper_script_is_not_a_left_process(tmp_path):
+    # The GPU box has no bubblewrap: a carried one runs as bwrap.real behind a script
+    # (scripts/pack_for_device.sh). Its processes are the sandbox's, not the candidate's.
+    from conftest import Worker
+    real = tmp_path / "bwrap.real"
+    shutil.copy(shutil.which("bwrap"), real)
+    wrapper = tmp_path / "bwrap"
+    wrapper.write_text(f'#!/usr/bin/env bash\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    worker = Worker(env_extra={"KFORGE_BWRAP": str(wrapper)})
+    try:
+        result = worker.evaluate("tasks/softmax.py",
+                                 os.path.join(REPO_ROOT, "library", "softmax", "candidate.py"))
+    finally:
+        worker.close()
+    assert result["status"] == "ok", result.get("error")
+    assert result["confinement"]["mechanism"] == "bwrap"
