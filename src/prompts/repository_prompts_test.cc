@@ -241,10 +241,13 @@ TEST_F(RepositoryPrompts, NoRecurrentWordsOutsideRecurrentTasks) {
       text = lower(text);
       for (const std::string& word : words) {
         bool found = text.find(word) != std::string::npos;
-        if (!task.recurrent) EXPECT_FALSE(found) << task.name << " " << stage << ": " << word;
+        if (!task.recurrent) {
+          EXPECT_FALSE(found) << task.name << " " << stage << ": " << word;
+        }
       }
-      if (task.recurrent && stage == "seed")
+      if (task.recurrent && stage == "seed") {
         EXPECT_NE(text.find("the time loop belongs inside the kernel"), std::string::npos);
+      }
     }
   }
 }
