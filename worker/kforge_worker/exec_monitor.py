@@ -230,6 +230,14 @@ def _inspect_target(pid, path):
         os.close(fd)
 
 
+def _unwrapped(name):
+    """`gcc` for `gcc-real`, `ldconfig` for `ldconfig.real`; other names as they are."""
+    for suffix in ("-real", ".real"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
 def _program_arguments(name, argv, shown, prefix=None):
     """None when a program Python may run is run with harmless arguments, else the reason.
     `prefix`: the install folder of a wrapper script, whose own -B options point inside it."""
@@ -248,7 +256,9 @@ def _program_arguments(name, argv, shown, prefix=None):
 
 def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, triton_dir=None):
     """None when the exec is allowed, else the reason it is refused."""
-    caller = os.path.basename(caller_exe)
+    # A distribution's real binary behind a wrapper script (gcc-real, ldconfig.real) is that
+    # program.
+    caller = _unwrapped(os.path.basename(caller_exe))
     name = os.path.basename(target)
     parent = os.path.basename(parent_exe or "")
     shown = " ".join([target] + list(argv[1:6]))[:200]
@@ -278,8 +288,8 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
         # the script (the shell's first argument) stands for the program it wraps.
         script = caller_cmdline[1] if len(caller_cmdline) > 1 else ""
         wrapped = os.path.basename(script)
-        if parent.startswith("python") and PYTHON_MAY_RUN.match(wrapped) and \
-                name != wrapped and name.startswith(wrapped) and not SHELLS & {name}:
+        if (PYTHON_MAY_RUN.match(wrapped) or NVCC_TOOLS.match(wrapped)) and \
+                name != wrapped and _unwrapped(name) == wrapped:
             prefix = os.path.dirname(os.path.dirname(script)) + os.sep
             return _program_arguments(wrapped, argv, shown, prefix)
         if parent in ("ninja", "nvcc") and (COMPILER.match(name) or name in ("nvcc",)

@@ -67,6 +67,25 @@ def test_exec_policy_wrapper_scripts(script, target, argv, allowed):
     assert (reason is None) == allowed, reason
 
 
+@pytest.mark.parametrize("caller, cmdline, parent, target, argv, allowed", [
+    # the real compiler behind the wrapper runs its own passes
+    ("/opt/gcc/bin/gcc-real", [], PY, "/opt/gcc/libexec/gcc/x86_64-linux-gnu/13/cc1",
+     ["cc1"], True),
+    ("/opt/gcc/bin/gcc-real", [], PY, "/usr/bin/x86_64-linux-gnu-as", ["as"], True),
+    ("/opt/gcc/bin/gcc-real", [], PY, "/usr/bin/touch", ["touch"], False),
+    # nvcc (load_inline) runs the gcc wrapper, whose shell runs gcc-real
+    ("/usr/local/cuda/bin/nvcc", [], PY, "/opt/gcc/bin/gcc", ["gcc", "-E", "x.cu"], True),
+    ("/usr/bin/dash", ["/bin/sh", "/opt/gcc/bin/gcc", "-E"], "/usr/local/cuda/bin/nvcc",
+     "/opt/gcc/bin/gcc-real", ["gcc-real", "-B/opt/gcc/bin/", "-E"], True),
+    ("/usr/bin/dash", ["/bin/sh", "/opt/gcc/bin/gcc", "-E"], "/usr/local/cuda/bin/nvcc",
+     "/usr/bin/id", ["id"], False),
+])
+def test_exec_policy_real_binaries_behind_wrappers(caller, cmdline, parent, target, argv,
+                                                   allowed):
+    reason = exec_monitor.decide(caller, cmdline, parent, target, argv, PY)
+    assert (reason is None) == allowed, reason
+
+
 
 CHILD = r"""
 import array, ctypes, json, os, socket, subprocess, sys, time
