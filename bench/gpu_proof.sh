@@ -9,6 +9,9 @@
 #                                 transcripts (.carry/runs/gru_replay, task .carry/kb/...)
 #   bench/gpu_proof.sh numerics   an fp16-operand GEMM on an fp32 task under both numerics policies
 #   bench/gpu_proof.sh library    the softmax and GELU library kernels through kforge eval
+#   bench/gpu_proof.sh rnn_real   the RNN library kernels against the real KernelBench files 35-42
+#                                 (.carry/kb/level3) through kforge eval, then KernelBench's 1e-4
+#                                 check with cuDNN TF32 on and off (bench_rnn_tf32.py)
 # Expects the carried build (scripts/pack_for_device.sh → .carry/) and a python3 with CUDA torch.
 # Writes logs under $OUT (the device tool brings them back).
 set -uo pipefail
@@ -88,6 +91,41 @@ section_library() {
   step "kforge eval library softmax"
   timeout 120 $K eval --task tasks/softmax.py --candidate library/softmax/candidate.py --trials 50 \
     2>&1 | tee "$OUT/library_softmax.txt"
+  step "kforge eval library gelu"
+  timeout 120 $K eval --task tasks/gelu.py --candidate library/gelu/candidate.py --trials 50 \
+    2>&1 | tee "$OUT/library_gelu.txt"
+}
+
+# The RNN library against the unmodified public files (issue 13): kforge's verdict and speed-ups.
+section_rnn_real() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  for pair in 35_LSTM:lstm_fc 36_LSTMHn:lstm_hn 37_LSTMCn:lstm_cn 38_LSTMBidirectional:lstm_bi_fc \
+              39_GRU:gru_out 40_GRUHidden:gru_hn 41_GRUBidirectional:gru_bi_out \
+              42_GRUBidirectionalHidden:gru_bi_hn; do
+    task=${pair%%:*} entry=${pair##*:}
+    step "kforge eval library/$entry on kernelbench level3/$task"
+    timeout 150 $K eval --task ".carry/kb/level3/$task.py" --candidate "library/$entry/candidate.py" \
+      --trials 30 --json > "$OUT/rnn_real_$task.json" 2> "$OUT/rnn_real_$task.log"
+    "$KFORGE_PYTHON" - "$OUT/rnn_real_$task.json" <<'EOP'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    sys.exit(print("  no result:", e))
+r = r.get("result", r)
+t = r.get("timing") or {}
+med = lambda k: (t.get(k) or {}).get("median_ms")
+print("  status", r.get("status"), "| candidate", med("candidate"), "ms | eager", med("eager"),
+      "| compile", med("compile"), "| cuda_graph", med("cuda_graph"), "| speedup", r.get("speedup_vs_best_baseline"),
+      "|", "; ".join(r.get("reasons") or [])[:300], (r.get("error") or "")[:300])
+EOP
+  done
+}
+
+section_tf32() {
+  step "KernelBench-style 1e-4 check, cuDNN TF32 on and off, real files"
+  PYTHONPATH=worker timeout 240 "$KFORGE_PYTHON" bench/bench_rnn_tf32.py --task-dir .carry/kb/level3 \
+    --json "$OUT/rnn_tf32.json" 2>&1 | tail -40
 }
 
 versions

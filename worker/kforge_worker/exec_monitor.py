@@ -254,6 +254,14 @@ def _program_arguments(name, argv, shown, prefix=None):
     return None
 
 
+def _cuda_tool(target, nvcc_exe):
+    """A pass of nvcc's (cicc, ptxas, cudafe++, ...) from nvcc's own CUDA installation."""
+    if not NVCC_TOOLS.match(os.path.basename(target)) or not nvcc_exe:
+        return False
+    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc_exe))) + os.sep
+    return os.path.realpath(target).startswith(root)
+
+
 def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, triton_dir=None):
     """None when the exec is allowed, else the reason it is refused."""
     # A distribution's real binary behind a wrapper script (gcc-real, ldconfig.real) is that
@@ -274,8 +282,8 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
             return None
         return f"the compiler ran another program: {shown}"
     if caller == "nvcc" or NVCC_TOOLS.match(caller):
-        if NVCC_TOOLS.match(name) or COMPILER.match(name) or COMPILER_PASSES.match(name) or \
-                name in SHELLS:
+        if _cuda_tool(target, caller_exe) or COMPILER.match(name) or \
+                COMPILER_PASSES.match(name) or name in SHELLS:
             return None
         return f"nvcc ran another program: {shown}"
     if caller == "ninja":
@@ -294,6 +302,9 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
             return _program_arguments(wrapped, argv, shown, prefix)
         if parent in ("ninja", "nvcc") and (COMPILER.match(name) or name in ("nvcc",)
                                              or name in SHELLS):
+            return None
+        # nvcc runs its passes through `sh -c` (seen on the H100: cudafe++, cicc, ptxas).
+        if parent == "nvcc" and _cuda_tool(target, parent_exe):
             return None
         return f"a shell ran a program: {shown} (the shell's parent: {parent or '?'})"
     return f"{caller} ran a program: {shown}"

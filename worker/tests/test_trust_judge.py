@@ -23,6 +23,7 @@ WORKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(WORKER_DIR)
 PY = sys.executable
 GCC = "/usr/bin/x86_64-linux-gnu-gcc-12"
+CUDA = "/usr/local/cuda-13.0"  # not present on the CPU machine: realpath leaves it as it is
 
 
 @pytest.mark.parametrize("caller, parent, target, argv, allowed", [
@@ -79,6 +80,18 @@ def test_exec_policy_wrapper_scripts(script, target, argv, allowed):
      "/opt/gcc/bin/gcc-real", ["gcc-real", "-B/opt/gcc/bin/", "-E"], True),
     ("/usr/bin/dash", ["/bin/sh", "/opt/gcc/bin/gcc", "-E"], "/usr/local/cuda/bin/nvcc",
      "/usr/bin/id", ["id"], False),
+    # nvcc runs its own passes through `sh -c` (the H100 image: cudafe++, cicc, ptxas), from its
+    # own installation only
+    ("/usr/bin/dash", ["sh", "-c", "cudafe++ --c++17"], CUDA + "/bin/nvcc",
+     CUDA + "/bin/cudafe++", ["cudafe++", "--c++17"], True),
+    ("/usr/bin/dash", ["sh", "-c", "cicc"], CUDA + "/bin/nvcc",
+     CUDA + "/nvvm/bin/cicc", ["cicc"], True),
+    ("/usr/bin/dash", ["sh", "-c", "ptxas"], CUDA + "/bin/nvcc", CUDA + "/bin/ptxas", ["ptxas"],
+     True),
+    ("/usr/bin/dash", ["sh", "-c", "cicc"], CUDA + "/bin/nvcc", "/tmp/scratch/cicc", ["cicc"],
+     False),
+    (CUDA + "/bin/nvcc", [], PY, "/tmp/scratch/ptxas", ["ptxas"], False),
+    (CUDA + "/bin/nvcc", [], PY, CUDA + "/bin/ptxas", ["ptxas"], True),
 ])
 def test_exec_policy_real_binaries_behind_wrappers(caller, cmdline, parent, target, argv,
                                                    allowed):
