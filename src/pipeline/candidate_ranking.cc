@@ -72,6 +72,7 @@ util::Result<store::RankResult> rank_candidates(const store::RunRecord& run,
     entry.status = std::string(eval::to_string(evaluation->status));
     entry.score = evaluation->score;
     if (evaluation->candidate) entry.latency_ms = evaluation->candidate->median_ms;
+    if (evaluation->eager) entry.eager_ms = evaluation->eager->median_ms;
     if (evaluation->correctness) entry.max_abs_err = evaluation->correctness->max_abs_err;
     if (entry.status != "ok") entry.error_head = error_head(evaluation->error);
     if (auto name = evaluation->device.find("name");
@@ -106,6 +107,7 @@ store::RunRecord apply_ranking(store::RunRecord run, const store::RankResult& ra
     if (it == run.candidates.end()) continue;
     it->score = e.score;
     it->latency_ms = e.latency_ms;
+    it->eager_ms = e.eager_ms;
     std::string note = e.status == "ok"
                            ? fmt::format("re-timed by kforge rank on {}",
                                          rank.device_name.empty() ? rank.device : rank.device_name)

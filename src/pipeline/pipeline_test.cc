@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "pipeline/candidate_ranking.h"
+
 namespace kforge::pipeline {
 namespace {
 
@@ -569,6 +571,26 @@ TEST_F(PipelineTest, ReplyWithoutCodeIsRepairedWithTheExtractionError) {
   EXPECT_NE(provider.requests[1].find("failed to extract code from the reply"), std::string::npos);
   EXPECT_EQ(pool_.evaluations, 1);
   EXPECT_EQ(result.record.candidates[0].status, "syntax_error");
+}
+
+// kforge rank re-times a CPU run's candidates: the run record then carries the GPU's eager time
+// beside the score, so the summary's "vs eager" is a number (it printed "—" before).
+TEST(CandidateRanking, AppliedRankingCarriesTheEagerBaseline) {
+  store::RunRecord run;
+  store::CandidateRecord candidate;
+  candidate.id = 2;
+  candidate.status = "ok";
+  run.candidates.push_back(candidate);
+  store::RankResult rank;
+  rank.device = "cuda";
+  rank.device_name = "NVIDIA H100 80GB HBM3";
+  rank.entries.push_back({2, "ok", 14.56, 4.859, 5e-4, "", 70.75});
+  rank.best_id = 2;
+  store::RunRecord ranked = apply_ranking(run, rank);
+  ASSERT_EQ(ranked.best_id, 2);
+  EXPECT_EQ(ranked.candidates[0].eager_ms, 70.75);
+  EXPECT_EQ(ranked.candidates[0].latency_ms, 4.859);
+  EXPECT_EQ(ranked.ranking, "ranked");
 }
 
 }  // namespace

@@ -419,7 +419,8 @@ json to_json(const RunRecord& run) {
                          {"score", optional_number(e.score)},
                          {"latency_ms", optional_number(e.latency_ms)},
                          {"max_abs_err", optional_number(e.max_abs_err)},
-                         {"error_head", e.error_head}});
+                         {"error_head", e.error_head},
+                         {"eager_ms", optional_number(e.eager_ms)}});
     rank = {{"device", run.rank->device},
             {"device_name", run.rank->device_name},
             {"ranked_at", run.rank->ranked_at},
@@ -491,7 +492,8 @@ util::Result<RunRecord> run_from_json(const json& j) {
         rank.entries.push_back(
             {read_value<int>(e, "id", 0), util::string_field(e, "status"),
              read_optional_number(e, "score"), read_optional_number(e, "latency_ms"),
-             read_optional_number(e, "max_abs_err"), util::string_field(e, "error_head")});
+             read_optional_number(e, "max_abs_err"), util::string_field(e, "error_head"),
+             read_optional_number(e, "eager_ms")});
     run.rank = std::move(rank);
   }
   if (auto it = j.find("baselines"); it != j.end() && it->is_object()) {

@@ -101,6 +101,7 @@ struct RankedCandidate {
   std::optional<double> latency_ms;
   std::optional<double> max_abs_err;
   std::string error_head;
+  std::optional<double> eager_ms;  // the eager baseline beside it (what the score divides)
 };
 
 /// What `kforge rank` measured: the correct candidates of a run re-timed on a GPU, fastest first.
