@@ -3,12 +3,17 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
 
 int main(int argc, char** argv) {
   using namespace kforge::cli;
+  // Not dumpable: another process of the same user (a candidate where no pid namespace is
+  // available, docs/trust.md) can neither read /proc/<kforge>/environ or mem (API keys) nor
+  // ptrace kforge. Children that exec are dumpable again, as they must be for their own tools.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   CLI::App app{"kforge: language-model-written GPU kernels, verified and measured"};
   app.set_version_flag("--version", KFORGE_VERSION);
   app.require_subcommand(1);
