@@ -142,6 +142,18 @@ _FAMILIES = [
 ]
 
 
+# The reference's operator rebuilt from PyTorch primitives: a candidate whose own calls include
+# one operator of every group computes that operator in PyTorch (a softmax from exp, sum and a
+# division), whatever kernel of its own then writes the result (a copy kernel, a decoy launch).
+_DECOMPOSITIONS = {
+    "softmax": [{"exp", "exp2"}, {"sum", "nansum"}, {"div", "truediv", "mul", "reciprocal"}],
+    "log_softmax": [{"exp", "logsumexp"}, {"log", "logsumexp"}, {"sub", "rsub"}],
+    "gelu": [{"erf", "erfc", "tanh"}],
+    "layer_norm": [{"mean", "var_mean", "sum"}, {"var", "var_mean", "std", "pow", "square"},
+                   {"rsqrt", "sqrt", "div", "truediv"}],
+}
+
+
 def family(name):
     for members in _FAMILIES:
         if name in members:
@@ -222,8 +234,14 @@ class Policy:
     def check(self, names, module_types):
         """Violation lines for a candidate call that made `names` calls on `module_types`."""
         reasons = []
-        for name in sorted(set(names) & self.ops):
+        called = set(names)
+        for name in sorted(called & self.ops):
             reasons.append(f"called the operator it replaces: torch {name}")
+        for operator, groups in _DECOMPOSITIONS.items():
+            if operator in self.ops and all(called & group for group in groups):
+                parts = sorted(set().union(*(called & group for group in groups)))
+                reasons.append(f"computed the operator it replaces in PyTorch: {operator} from "
+                               f"{', '.join(parts)}")
         for cls in module_types:
             qualified = f"{cls.__module__}.{cls.__qualname__}"
             if (qualified in self.module_names or cls.__name__ == self.reference_name

@@ -248,6 +248,26 @@ def test_policy_per_kind_of_task():
     assert {"log_softmax", "softmin", "scaled_dot_product_attention"} <= softmax.ops
 
 
+def test_policy_sees_the_operator_rebuilt_from_primitives():
+    """A softmax from exp, sum and a division (a26_decoy_copy_out: a copy kernel then writes
+    PyTorch's result) is the operator it replaces; a part of it in PyTorch is not."""
+    from kforge_worker.trust_ops import AtenRecorder
+    softmax = Policy(["softmax"], [], Double)
+    with AtenRecorder() as aten:
+        x = torch.randn(4, 8)
+        e = torch.exp(x - x.amax(dim=1, keepdim=True))
+        e / e.sum(dim=1, keepdim=True)
+    reasons = softmax.check(aten.names, [])
+    assert reasons == ["computed the operator it replaces in PyTorch: softmax from div, exp, sum"]
+    assert not softmax.check(["amax", "sub", "empty_like"], [])  # the max in PyTorch, rest its own
+    assert not softmax.check(["exp", "sum"], [])
+    gelu = Policy(["gelu"], [], Double)
+    assert gelu.check(["mul", "erf", "add"], [])
+    assert not Policy(["mul", "pow", "add", "tanh"], [], Double).check(["empty_like"], [])
+    lstm = Policy(["lstm"], [nn.LSTM], Double)  # the hybrid's input GEMM and glue stay allowed
+    assert not lstm.check(["addmm", "sigmoid", "tanh", "mul", "add"], [])
+
+
 def _scripted_softmax(x: torch.Tensor) -> torch.Tensor:
     return torch.softmax(x, 0)
 
