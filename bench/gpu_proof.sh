@@ -9,6 +9,9 @@
 #                                 transcripts (.carry/runs/gru_replay, task .carry/kb/...)
 #   bench/gpu_proof.sh numerics   an fp16-operand GEMM on an fp32 task under both numerics policies
 #   bench/gpu_proof.sh library    the softmax and GELU library kernels through kforge eval
+#   bench/gpu_proof.sh immunity   kforge baseline of 39_GRU before and after evaluating the library
+#                                 kernel plus `torch.backends.cudnn.enabled = False` (issue 12's
+#                                 78.6x attack): the baselines must not move
 #   bench/gpu_proof.sh rnn_real   the RNN library kernels against the real KernelBench files 35-42
 #                                 (.carry/kb/level3) through kforge eval, then KernelBench's 1e-4
 #                                 check with cuDNN TF32 on and off (bench_rnn_tf32.py)
@@ -94,6 +97,19 @@ section_library() {
   step "kforge eval library gelu"
   timeout 120 $K eval --task tasks/gelu.py --candidate library/gelu/candidate.py --trials 50 \
     2>&1 | tee "$OUT/library_gelu.txt"
+}
+
+section_immunity() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local flip=/tmp/gru_cudnn_off.py
+  { cat library/gru_out/candidate.py; echo; echo "torch.backends.cudnn.enabled = False"; } > $flip
+  step "kforge baseline 39_GRU (before)"
+  $K baseline --task tasks/39_GRU.py --trials 30 2>&1 | grep -v '^\[' | tee "$OUT/immunity_before.txt"
+  step "kforge eval: the library GRU + cudnn.enabled = False at import"
+  timeout 200 $K eval --task tasks/39_GRU.py --candidate $flip --trials 30 2>&1 | grep -v '^\[' |
+    tee "$OUT/immunity_flip.txt"
+  step "kforge baseline 39_GRU (after)"
+  $K baseline --task tasks/39_GRU.py --trials 30 2>&1 | grep -v '^\[' | tee "$OUT/immunity_after.txt"
 }
 
 # The RNN library against the unmodified public files (issue 13): kforge's verdict and speed-ups.
