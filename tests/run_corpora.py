@@ -205,10 +205,10 @@ def candidate_processes_left():
         children.setdefault(parent, []).append(pid)
     found = []
     for pid, (comm, parent, line) in table.items():
-        if "kforge_worker.candidate_host" not in line or comm == "bwrap":
+        if "kforge_worker.candidate_host" not in line or comm.startswith("bwrap"):
             continue
         parent_comm = table.get(parent, ("?",))[0]
-        if parent_comm != "bwrap":
+        if not parent_comm.startswith("bwrap"):  # bwrap, or a carried bwrap.real
             found.append(f"{pid} (parent {parent_comm}): {line[:60]}")
         elif len(children.get(parent, [])) > 1:
             found.append(f"{pid}: {len(children[parent])} processes in one sandbox")
