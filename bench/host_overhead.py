@@ -100,7 +100,7 @@ def main():
     worker.stdin.flush()
     medians = {name: statistics.median(values) for name, values in rows.items()}
     print(f"host window per call, {CANDIDATE.split(ROOT + os.sep)[1]} "
-          f"(LAUNCHES launches), medians of {args.rounds} rounds (us):")
+          f"(6 launches), medians of {args.rounds} rounds (us):")
     print(f"  kforge candidate process (time_block)  {medians['kforge']:.1f}"
           f"   (first trial of a block: {medians['kforge_first_in_block']:.1f})")
     print(f"  KernelBench loop, fresh process         {medians['kernelbench']:.1f}")

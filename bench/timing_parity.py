@@ -25,11 +25,11 @@ run still covers every case):
   kb_seed_all      KernelBench's loop with torch.manual_seed + random + NumPy seeded before
                    every trial (outside the events), as kforge did before (seeding.seed_all);
   kb_seed_forward  the same with seeding.seed_forward (what kforge does now);
-  kb_state         kforge's own loop (timing.time_block: seed, synchronise, events around one
-                   call, synchronise, output copied into a buffer) after the candidate process's
-                   in-process setup (trust.child_setup's audit hook, the Guard's snapshot, the
-                   profiler warm-up, three guarded calls): what is left besides confinement,
-                   shared buffers and interleaving.
+  kb_state         (round 1 only) kforge's own loop (timing.time_block: seed, synchronise,
+                   events around one call, synchronise, output copied into a buffer) after the
+                   candidate process's in-process setup (trust.child_setup's audit hook, the
+                   Guard's snapshot, the profiler warm-up, three guarded calls): what is left
+                   besides confinement, shared buffers and interleaving.
 
 PASS when kforge is within --tolerance (3%) of both kernelbench and bare (medians of the rounds).
 `--device cpu` (a dry run: TRITON_INTERPRET=1, shrunk shapes, host clocks, no claim) checks the
@@ -192,7 +192,7 @@ def _candidate_state_loop(model, inputs, trials, cpu, module):
     return statistics.median(samples)
 
 
-def run_standalone(args, task, candidate):
+def run_standalone(args, task, candidate, variants):
     env = dict(os.environ, PYTHONPATH=WORKER)
     if args.device == "cpu":
         env["TRITON_INTERPRET"] = "1"
@@ -200,7 +200,7 @@ def run_standalone(args, task, candidate):
         env.pop("TRITON_INTERPRET", None)
     done = subprocess.run([sys.executable, os.path.abspath(__file__), "--standalone",
                            "--device", args.device, "--task", task, "--trials", str(args.trials),
-                           "--variants", args.variants, candidate],
+                           "--variants", variants, candidate],
                           capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
@@ -317,7 +317,10 @@ def main():
                 break
             for name, task, candidate in todo:
                 measured = kforge_time(worker, args, task, candidate)
-                measured.update(run_standalone(args, task, candidate))
+                # kb_state (the profiler's first session alone is ~5 s on an H100): round 1 only
+                variants = ",".join(v for v in args.variants.split(",")
+                                    if v and (v != "kb_state" or not round_index))
+                measured.update(run_standalone(args, task, candidate, variants))
                 for key, value in measured.items():
                     times[name].setdefault(key, []).append(value)
                 print(f"# round {round_index + 1} {name}: " + ", ".join(
