@@ -611,6 +611,7 @@ class Evaluation:
         sink = [item.clone() for item in wanted[0][0]]
         names = ["candidate"] + list(runners)
         samples = {name: [] for name in names}
+        firsts = {name: [] for name in names}   # each block's first trial (after an idle gap)
         gaps = {name: [] for name in names}
         comparison = Comparison(self.precision)
         trials = int(self.request["trials"])
@@ -633,6 +634,7 @@ class Evaluation:
                                                  seed=FORWARD_SEED)
                 if round_index:  # round 0 is the warm-up, discarded
                     samples[name] += ms
+                    firsts[name].append(ms[0])
                     gaps[name].append((wall * 1e3 - sum(ms)) / len(ms))
             round_index += 1
             if round_index == 1 and budget:  # fewer rounds when one would blow the budget
@@ -647,6 +649,9 @@ class Evaluation:
         candidate_gap = statistics.median(gaps["candidate"])
         stats["candidate"]["wall_gap_ms"] = candidate_gap
         stats["eager"]["wall_gap_ms"] = judge_gap
+        for name, values in firsts.items():  # diagnostic (bench/timing_parity.py)
+            if values and name in stats:
+                stats[name]["first_in_block_median_ms"] = statistics.median(values)
         allowed = 2 * judge_gap + 0.05 + 3.0 / block
         if cpu:  # host clocks on a shared CPU (tests only): the scheduler, not the candidate
             allowed += 20.0

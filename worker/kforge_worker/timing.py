@@ -23,7 +23,7 @@ import time
 
 import torch
 
-from kforge_worker.seeding import seed_all
+from kforge_worker.seeding import seed_forward
 
 DEFAULT_L2_BYTES = 256 * 1024 * 1024
 
@@ -145,8 +145,10 @@ class _HostEvent:
 
 def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None):
     """One block of timed trials, the same loop in the judge (baselines) and in the candidate
-    process: per trial (given `seed`) seed the RNG as before every checked forward, flush L2,
-    synchronise, CUDA events around one call, synchronise; then,
+    process: per trial (given `seed`) seed the RNG as before every checked forward
+    (seeding.seed_forward: cheap, since whatever runs here leaves the next call's host path
+    colder), flush L2, synchronise, CUDA events around one call, synchronise (KernelBench's
+    window: record, call, record, synchronise); then,
     outside the events, the trial's outputs go to `after(index, output)` or are copied into
     `sink` (a list of tensors), so both sides do the same per-trial work besides the call.
     Returns (event ms per trial, wall seconds of the block after the warm-up). `cpu`: host
@@ -161,7 +163,7 @@ def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None
         began = time.perf_counter()
         for index, fn in enumerate(fns):
             if seed is not None:  # a forward drawing random numbers (h0) draws what was checked
-                seed_all(seed)
+                seed_forward(seed)
             if flush is not None:
                 flush.zero_()
             synchronize()

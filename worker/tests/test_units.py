@@ -422,6 +422,28 @@ def test_seed_all_seeds_the_cuda_generators(monkeypatch):
     assert seeded == [1234]
 
 
+def test_seed_forward_leaves_the_generators_as_seed_all_does(monkeypatch):
+    # Every forward (checked, timed, the baselines' timed ones) starts from seed_forward's state:
+    # it must be seed_all's for Python's, NumPy's and torch's generators, without
+    # torch.manual_seed's per-call stack walk (bench/host_overhead.py), and reach CUDA's.
+    import random
+    import numpy
+    from kforge_worker.seeding import seed_all, seed_forward
+    seed_all(77)
+    first = (torch.rand(4), torch.randn(2, 3), random.random(), numpy.random.rand())
+    torch.rand(9), random.random(), numpy.random.rand()
+    seed_forward(77)
+    again = (torch.rand(4), torch.randn(2, 3), random.random(), numpy.random.rand())
+    assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
+    assert first[2:] == again[2:]
+    seeded = []
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", seeded.append)
+    seed_forward(1234)
+    assert seeded == [1234]
+
+
 def test_draw_inputs_applies_the_device_context():
     # "meta" stands in for "cuda": factory functions in get_inputs() allocate on the device given
     # (softmax's full 4096 x 16384 costs nothing on meta).
