@@ -2,14 +2,16 @@
 of eager, side by side in one process, with both correctness verdicts.
 
     PYTHONPATH=worker python3 bench/bench_rnn_library.py [--tasks 35,39] [--trials 30]
-        [--sweep] [--json OUT.json]
+        [--sweep] [--json OUT.json] [--cudnn-tf32 on|off]
 
 For each task: build Model and ModelNew (library/<entry>/candidate.py) from the same seed as the
 worker does; check the candidate at the task shapes (two input sets) and at four other shapes
 (kernelbench: allclose 1e-4 vs the fp32 reference; calibrated: vs the fp64 reference, widened by
 the fp32 reference's own error); then time all four with the worker's interleaved timer (CUDA
 events, warm-up, L2 flush, median). --sweep also times other slice widths of the kernel.
-Prints one table last; --json writes every number."""
+Prints one table last; --json writes every number. The library follows
+torch.backends.cudnn.allow_tf32 as cuDNN does (TF32 operands when on, PyTorch's default; exact
+fp32 when off): --cudnn-tf32 sets the flag for the whole run, reference and library alike."""
 
 import argparse
 import copy
@@ -147,7 +149,11 @@ def main():
     parser.add_argument("--budget-s", type=float, default=300)
     parser.add_argument("--cpu-check", action="store_true",
                         help="CPU dry run of the script (TRITON_INTERPRET=1, tiny shapes, no timing)")
+    parser.add_argument("--cudnn-tf32", choices=("on", "off"), default=None,
+                        help="set torch.backends.cudnn.allow_tf32 (default: PyTorch's, on)")
     args = parser.parse_args()
+    if args.cudnn_tf32:
+        torch.backends.cudnn.allow_tf32 = args.cudnn_tf32 == "on"
     began = time.time()
     global DEVICE
     if args.cpu_check:
@@ -159,7 +165,8 @@ def main():
     header = (f"device: {name}; torch {torch.__version__}, "
               f"triton {triton.__version__}, CUDA {torch.version.cuda}, "
               f"cudnn {torch.backends.cudnn.version()}, python {sys.version.split()[0]}; "
-              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
+              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
+              f"cudnn.allow_tf32 {torch.backends.cudnn.allow_tf32}")
     print(header, flush=True)
     results = {"header": header, "tasks": {}}
     rows = []
@@ -171,7 +178,8 @@ def main():
         task = load_task(os.path.join(args.task_dir, f"{task_name}.py"), shrink=args.cpu_check)
         module, model_new = load_candidate(os.path.join(ROOT, "library", entry, "candidate.py"),
                                            f"library/{entry}/candidate.py")
-        record = {"entry": entry}
+        # the library's precision this run (rnn_common.tf32_mode: the flag, on CUDA only)
+        record = {"entry": entry, "tf32": module.tf32_mode(torch.device(DEVICE))}
         if not args.cpu_check:
             began_build = time.time()
             module._cluster_module()
@@ -200,7 +208,8 @@ def main():
             if cmp.first_failure:
                 print(f"{task_name} {overrides}: {cmp.first_failure}", flush=True)
         record["other_shapes"] = other
-        print(f"{task_name}: task shapes kb/cal {record['verdict']}, err32 "
+        print(f"{task_name}: library tf32 {record['tf32']}, task shapes kb/cal "
+              f"{record['verdict']}, err32 "
               f"{record['max_abs_err']:.2e}, err64 {record['max_abs_err_fp64']:.2e} (ref own "
               f"{record['reference_err_fp64']:.2e}); other shapes "
               f"{[(*o['verdict'], '%.1e' % o['max_abs_err_fp64']) for o in other]}", flush=True)

@@ -101,7 +101,8 @@ def main():
                         print(f"| {cell} | {layers} | {knobs} | - | {type(error).__name__}: "
                               f"{str(error)[:80]} | | |")
                         continue
-                plan = rnn_common._cluster_plan(layers, D, args.batch, args.hidden, lstm)
+                plan = rnn_common._cluster_plan(layers, D, args.batch, args.hidden, lstm,
+                                              rnn_common.tf32_mode(x.device))
                 print(f"| {cell} | {layers} | {knobs} | {plan} | {ms:.3f} | "
                       f"{1000 * ms / steps:.2f} | {diff:.1e} |", flush=True)
                 if rnn_common._GEMM["error"]:

@@ -33,6 +33,13 @@
 // one acquire fence) before it issues a copy. All clusters of such a launch must be co-resident:
 // the host asks cudaOccupancyMaxActiveClusters first. Every spin is bounded and traps rather
 // than hang.
+//
+// TF32 mode (Params::tf32, torch.backends.cudnn.allow_tf32 on, as cuDNN's RNN): the matmul
+// operands are TF32 values (round_tf32), the products exact, the sums fp32 as in exact mode. The
+// host passes the weights rounded; the exchanged h[t] (hbuf) holds the rounded operand copy, made
+// once by the unit's owner lane, while the fp32 h (GRU's z * h[t-1], the outputs) lives in hraw, a
+// double-buffered copy of the CTA's own slice; an in-kernel layer rounds its ring slot of layer
+// l-1's h[t] in place once it has landed. With tf32 = 0 none of this runs (no hraw either).
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -84,6 +91,7 @@ struct Params {
   int exchange;                 // h[t] to the peers: 0 = st.async by every thread, 1 = one bulk
                                 // copy per peer
   int fuse;                     // 9 or 10 rows left: one pass of 8 + 2 rows (1) or two passes
+  int tf32;                     // 1: matmul operands rounded to TF32 (see the top of the file)
   long long* prof;              // KFORGE_RNN_PROFILE builds: [groups][CL][2][kPhases] clocks
 };
 
@@ -97,6 +105,14 @@ __device__ __forceinline__ float rcp(float x) {
 }
 __device__ __forceinline__ float sigm(float x) { return rcp(1.f + __expf(-x)); }
 __device__ __forceinline__ float tanh_(float x) { return 1.f - 2.f * rcp(1.f + __expf(2.f * x)); }
+
+// fp32 -> the nearest TF32 value (10 mantissa bits, ties to even) as fp32; NaN and Inf unchanged.
+// The same bits as rnn_common.round_tf32 (and bench_rnn_tf32.round_tf32 "rne" on finite values).
+__device__ __forceinline__ float round_tf32(float x) {
+  unsigned u = __float_as_uint(x);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0xfffu + ((u >> 13) & 1u)) & 0xffffe000u;
+  return __uint_as_float(u);
+}
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -270,7 +286,9 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
   const int hsize = (CL + 1) * SS;
   float* xring = hbuf + 2 * hsize;                // [slots][NBP][RW]
   float* cbuf = xring + slots * p.NBP * RW;       // [NBP][HS] LSTM cell state
-  for (int i = tid; i < 2 * hsize + slots * p.NBP * RW + p.NBP * HS; i += nthreads)
+  float* hraw = cbuf + p.NBP * HS;                // tf32: [2][NBP][HS] own slice of h, fp32
+  const int hraw_size = p.tf32 ? 2 * p.NBP * HS : 0;
+  for (int i = tid; i < 2 * hsize + slots * p.NBP * RW + p.NBP * HS + hraw_size; i += nthreads)
     hbuf[i] = 0.f;
 
   // weights in registers: row g*H + j, columns 4*(s + 16m) .. +3; zero outside the matrix
@@ -306,7 +324,11 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
   const float* h0 = p.h0 + (static_cast<size_t>(gdir) * p.B + b0) * H;
   for (int i = tid; i < nb * CL * HS; i += nthreads) {
     const int b = i / (CL * HS), k = i % (CL * HS);
-    if (k < H) hbuf[(k / HS) * SS + b * HS + k % HS] = h0[b * H + k];
+    if (k < H) {
+      const float v = h0[b * H + k];
+      hbuf[(k / HS) * SS + b * HS + k % HS] = p.tf32 ? round_tf32(v) : v;
+      if (p.tf32 && k / HS == rank) hraw[b * HS + k % HS] = v;  // buffer 0
+    }
   }
   if constexpr (G == 4) {
     const float* c0 = p.c0 + (static_cast<size_t>(gdir) * p.B + b0) * H;
@@ -376,6 +398,13 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     float* hnxt = hbuf + nxt * hsize;
     const float* xs = xring + slot * p.NBP * RW;
     mbar_wait(&ring[slot], (t / slots) & 1);
+    if (p.tf32 && in_kernel) {  // layer l-1's h[t] is W_ih's operand: round it in place, once
+      float* xw = xring + slot * p.NBP * RW;
+      for (int i = tid; i < nb * rw; i += nthreads) xw[i] = round_tf32(xw[i]);
+      // generic writes before the slot's next bulk copy (async proxy), issued after a barrier
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncthreads();
+    }
 
     // the cell update of (batch row b, this lane's unit) from its gate sums into hnxt; every
     // lane computes its row's (no divergent branch in the chain), `store` lanes write it
@@ -387,7 +416,8 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
       for (int g = 0; g < G; ++g) xin[g] = in_kernel ? bi[g] : xg[g * HS];
       float h;
       if constexpr (G == 3) {
-        const float hprev = hcur[rank * SS + b * HS + u];
+        const float hprev =
+            p.tf32 ? hraw[cur * p.NBP * HS + b * HS + u] : hcur[rank * SS + b * HS + u];
         const float r = sigm(gate[0] + bh[0] + xin[0]);
         const float z = sigm(gate[1] + bh[1] + xin[1]);
         const float n = tanh_(xin[2] + gate[3] + r * (gate[2] + bh[2]));  // gate[3]: W_in x
@@ -405,7 +435,8 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
         }
       }
       if (store) {
-        hnxt[rank * SS + b * HS + u] = h;
+        hnxt[rank * SS + b * HS + u] = p.tf32 ? round_tf32(h) : h;  // the matmul operand copy
+        if (p.tf32) hraw[nxt * p.NBP * HS + b * HS + u] = h;
         // bulk copies read it through the async proxy
         if (p.exchange) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       }
@@ -491,9 +522,10 @@ __global__ void __launch_bounds__(64 * MC, 1) rnn_cluster_kernel(Params p) {
     // off the step's critical path: next inputs (slot t % slots was last read above the
     // barrier), the slice to global memory
     if (tid == 0 && t + slots < T) issue_input(t + slots);
+    const float* own = p.tf32 ? hraw + nxt * p.NBP * HS : mine;  // fp32 h, not the operand copy
     for (int i = tid; i < nb * hs; i += nthreads) {
       const int b = i / hs, uu = i % hs;
-      const float h = mine[b * HS + uu];
+      const float h = own[b * HS + uu];
       p.seq[((static_cast<size_t>(layer) * T + tt) * p.B + b0 + b) * p.D * H + dir * H +
             rank * HS + uu] = h;
       if (t == T - 1) p.hn[(static_cast<size_t>(gdir) * p.B + b0 + b) * H + rank * HS + uu] = h;
@@ -563,7 +595,7 @@ int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih,
                         int64_t whh, int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn,
                         int64_t cn, int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL,
                         int64_t D, int64_t NBG, int64_t lstm, int64_t ring, int64_t publish,
-                        int64_t exchange, int64_t fuse,
+                        int64_t exchange, int64_t fuse, int64_t tf32,
                         int64_t prof, int64_t stream, int64_t query) {
   const int G = lstm ? 4 : 3;
   const int mc = static_cast<int>((H + 63) / 64);
@@ -591,6 +623,7 @@ int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih,
   p.publish = static_cast<int>(publish);
   p.exchange = static_cast<int>(exchange);
   p.fuse = static_cast<int>(fuse);
+  p.tf32 = tf32 ? 1 : 0;
   p.prof = reinterpret_cast<long long*>(prof);
   p.NB = static_cast<int>((B + NBG - 1) / NBG);
   p.HS = 4 * mc;
@@ -604,7 +637,8 @@ int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih,
   if (p.CL > kMaxCluster || (NL > 1 && D != 1))
     return query ? 0 : static_cast<int64_t>(cudaErrorInvalidValue);
   const size_t floats = 2 * static_cast<size_t>(p.CL + 1) * p.SS +
-                        static_cast<size_t>(p.ring) * p.NBP * p.RW + p.NBP * p.HS;
+                        static_cast<size_t>(p.ring) * p.NBP * p.RW + p.NBP * p.HS +
+                        (p.tf32 ? 2 * static_cast<size_t>(p.NBP) * p.HS : 0);  // hraw
   const size_t smem = floats * sizeof(float);
   int device = 0, limit = 0;
   cudaGetDevice(&device);

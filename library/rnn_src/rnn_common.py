@@ -18,6 +18,13 @@
 #
 # Under TRITON_INTERPRET=1 (CPU) programs run one after another, so a group has one program
 # (P = 1, no cross-program wait) and groups are numbered layer-major: the same code, no deadlock.
+#
+# Precision follows PyTorch's flag for cuDNN, read on every forward (issue 13): on CUDA with
+# torch.backends.cudnn.allow_tf32 (True by default) every matmul operand (x, h, W_ih, W_hh) is
+# rounded to TF32 (10 mantissa bits, round to nearest even) before an exact product accumulated in
+# fp32, as cuDNN's TF32 RNN does (bench/bench_rnn_tf32.py); the gate math and the h/c state stay
+# fp32 (only the operand copy of h is rounded). Flag off, on the CPU or under the interpreter: exact
+# fp32. RNN_CONFIG["tf32"] forces either (the CPU tests run the rounding under the interpreter).
 
 import math
 import os
@@ -39,6 +46,15 @@ def _tanh(x):
     e = tl.exp(-2.0 * tl.abs(x))
     t = (1.0 - e) / (1.0 + e)
     return tl.where(x >= 0, t, -t)
+
+
+@triton.jit
+def _round_tf32(x):
+    # fp32 -> the nearest TF32 value (ties to even) as fp32; NaN and Inf unchanged (round_tf32)
+    bits = x.to(tl.uint32, bitcast=True)
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    rounded = tl.where((bits & 0x7F800000) == 0x7F800000, bits, rounded)
+    return rounded.to(tl.float32, bitcast=True)
 
 
 @triton.jit
@@ -86,7 +102,8 @@ def rnn_layers_kernel(
         T, B, H,
         NL: tl.constexpr, D: tl.constexpr, P: tl.constexpr, LSTM: tl.constexpr,
         BB: tl.constexpr, HSB: tl.constexpr, KB: tl.constexpr, USE_DOT: tl.constexpr,
-        PREC: tl.constexpr):
+        PREC: tl.constexpr, TF32: tl.constexpr):
+    # TF32: the weights come rounded (packed so); x and h are rounded here, as matmul operands only
     pid = tl.program_id(0)
     part = pid % P
     grp = pid // P                        # layer-major, so layer l-1 comes first
@@ -153,6 +170,8 @@ def rnn_layers_kernel(
                 _wait(prev_cnt, P * (t + 1))
                 x = tl.load(seq_l - T * B * DH + tt * B * DH + b[:, None] * DH + k[None, :],
                             mask=amask, other=0.0, cache_modifier=".cg")
+                if TF32:
+                    x = _round_tf32(x)
                 gi0 = _mv(x, wi0, USE_DOT, PREC) + bi0
                 gi1 = _mv(x, wi1, USE_DOT, PREC) + bi1
                 gi2 = _mv(x, wi2, USE_DOT, PREC) + bi2
@@ -170,6 +189,8 @@ def rnn_layers_kernel(
             t_prev = tt - 1 + 2 * dirn
             hp = tl.load(seq_l + t_prev * B * DH + b[:, None] * DH + dirn * H + k[None, :],
                          mask=amask, other=0.0, cache_modifier=".cg")
+        if TF32:
+            hp = _round_tf32(hp)       # the operand copy; h_own (GRU's z * h) stays fp32
 
         gh0 = _mv(hp, wh0, USE_DOT, PREC) + bh0
         gh1 = _mv(hp, wh1, USE_DOT, PREC) + bh1
@@ -197,12 +218,14 @@ def rnn_layers_kernel(
 @triton.jit
 def input_gates_kernel(x_ptr, sx_t, sx_b, w_ptr, b_ptr, out_ptr, M, N, B, GHS, K: tl.constexpr,
                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                       GROUP: tl.constexpr, PREC: tl.constexpr):
+                       GROUP: tl.constexpr, PREC: tl.constexpr, ROUND_X: tl.constexpr):
     """The cluster engine's input projection, out = x @ w.T + b, stored straight in the layout
     the kernel streams: column n of row r = t*B + b goes to out[n // GHS][r][n % GHS] (GHS = a
     CTA's gates x units), so no permute copy follows. x rows are (t, b) at any strides (batch
     first or not, no transpose copy); w is [N, K]. PREC "tf32x3": three TF32 tensor-core products
-    per term (within ~1e-6 relative of fp32, against ~50 TFLOPS of fp32 FMA)."""
+    per term (within ~1e-6 relative of fp32, against ~50 TFLOPS of fp32 FMA). TF32 mode: ROUND_X
+    rounds x to TF32 as it is loaded, w comes rounded, and PREC "tf32" (one product per term) is
+    then exact on them."""
     pid = tl.program_id(0)
     grid_m = tl.cdiv(M, BM)
     grid_n = tl.cdiv(N, BN)
@@ -223,6 +246,8 @@ def input_gates_kernel(x_ptr, sx_t, sx_b, w_ptr, b_ptr, out_ptr, M, N, B, GHS, K
     for k in range(0, K, BK):             # K constexpr: the interpreter cannot range over a tensor
         km = rk + k < K
         a = tl.load(a_ptrs, mask=mm[:, None] & km[None, :], other=0.0)
+        if ROUND_X:
+            a = _round_tf32(a)
         w = tl.load(w_ptrs, mask=km[:, None] & nm[None, :], other=0.0)
         acc = tl.dot(a, w, acc, input_precision=PREC)
         a_ptrs += BK
@@ -260,13 +285,35 @@ def _sm_count(device):
 # tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
 # gemm_tile = its (BM, BN, BK, num_warps, num_stages); graph = replay the cluster path's launches
 # from a CUDA graph (rnn_forward).
+# tf32 = matmul operands rounded to TF32 (tf32_mode): None follows torch.backends.cudnn.allow_tf32
+# on CUDA (exact on the CPU), True / False force it (True also on the CPU: the tests).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
               "fuse": True, "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3),
-              "graph": True}
+              "graph": True, "tf32": None}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
+
+
+def tf32_mode(device):
+    """Whether this forward rounds its matmul operands to TF32: as cuDNN's RNN does, on CUDA when
+    torch.backends.cudnn.allow_tf32 allows it (read on every call, so flipping the flag takes
+    effect at the next forward); never on the CPU, unless RNN_CONFIG["tf32"] forces it."""
+    forced = RNN_CONFIG["tf32"]
+    if forced is not None:
+        return bool(forced)
+    return device.type == "cuda" and bool(torch.backends.cudnn.allow_tf32)
+
+
+def round_tf32(t):
+    """float32 tensor -> the nearest TF32 values (10 mantissa bits, ties to even), as float32;
+    NaN and Inf unchanged. The same bits as _round_tf32 (Triton) and round_tf32 (rnn_cluster.cu)."""
+    bits = t.float().contiguous().view(torch.int32)
+    special = (bits & 0x7F800000) == 0x7F800000
+    finite = torch.where(special, torch.zeros_like(bits), bits)   # no int32 overflow on NaN
+    rounded = (finite + (0xFFF + ((finite >> 13) & 1))) & -0x2000  # -0x2000 = ~0x1FFF
+    return torch.where(special, bits, rounded).view(torch.float32)
 
 
 def _plan(H, B, groups, device):
@@ -324,15 +371,16 @@ class _PackedWeights:
         self.launches = None
         self.graph = None   # rnn_forward's CUDA graph: (key, graph, static inputs, outputs)
 
-    def get(self, rnn, lstm, chunks, geometry=None):
-        key = _weights_key(rnn) + (tuple(chunks), geometry)
+    def get(self, rnn, lstm, chunks, geometry=None, tf32=False):
+        key = _weights_key(rnn) + (tuple(chunks), geometry, bool(tf32))
         if key != self.key:
-            self.launches = [self._pack(rnn, lstm, l0, nl, geometry) for l0, nl in chunks]
+            self.launches = [self._pack(rnn, lstm, l0, nl, geometry, tf32) for l0, nl in chunks]
             self.key = key
         return self.launches
 
     @staticmethod
-    def _pack(rnn, lstm, l0, nl, geometry):
+    def _pack(rnn, lstm, l0, nl, geometry, tf32=False):
+        """tf32: the weight matrices rounded to TF32 (the biases stay fp32)."""
         G = 4 if lstm else 3
         H = rnn.hidden_size
         D = 2 if rnn.bidirectional else 1
@@ -353,6 +401,9 @@ class _PackedWeights:
                 bih = torch.stack([lp[0][2] for lp in per[1:]]).contiguous()
             else:
                 wih, bih = whh, bhh       # unused
+            if tf32:
+                w_in, whh = round_tf32(w_in), round_tf32(whh)
+                wih = whh if nl == 1 else round_tf32(wih)
         return w_in, b_in, wih, bih, whh, bhh
 
 
@@ -383,7 +434,7 @@ _CLUSTER_DECL = ("int64_t rnn_cluster_run(int64_t gx, int64_t wih, int64_t bih, 
                  "int64_t bhh, int64_t h0, int64_t c0, int64_t seq, int64_t hn, int64_t cn, "
                  "int64_t flags, int64_t T, int64_t B, int64_t H, int64_t NL, int64_t D, "
                  "int64_t NBG, int64_t lstm, int64_t ring, int64_t publish, int64_t exchange, "
-                 "int64_t fuse, int64_t prof, int64_t stream, int64_t query);")
+                 "int64_t fuse, int64_t tf32, int64_t prof, int64_t stream, int64_t query);")
 MAX_CLUSTER_HIDDEN = 320   # the kernel keeps a unit's weight rows in registers: H <= 5 * 64
 
 
@@ -424,7 +475,7 @@ def _cluster_module():
     return _CLUSTER["module"]
 
 
-def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tensors=None, prof=None):
+def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tf32, tensors=None, prof=None):
     ptrs = [0] * 11 if tensors is None else [t.data_ptr() for t in tensors]
     stream = torch.cuda.current_stream().cuda_stream
     exchange = RNN_CONFIG["exchange"]
@@ -432,10 +483,11 @@ def _cluster_call(module, query, T, B, H, nl, D, nbg, lstm, tensors=None, prof=N
         exchange = 1 if nl > 1 else 0
     return module.rnn_cluster_run(*ptrs, T, B, H, nl, D, nbg, int(lstm), RNN_CONFIG["ring"],
                                   RNN_CONFIG["publish"], exchange, int(RNN_CONFIG["fuse"]),
-                                  0 if prof is None else prof.data_ptr(), stream, int(query))
+                                  int(tf32), 0 if prof is None else prof.data_ptr(), stream,
+                                  int(query))
 
 
-def _cluster_plan(L, D, B, H, lstm):
+def _cluster_plan(L, D, B, H, lstm, tf32=False):
     """(batch groups, layers per launch), or None when the cluster kernel cannot run this shape.
     A unidirectional wavefront needs all its clusters resident at once (they wait on each
     other); bidirectional launches (one layer each) only want their clusters to fit."""
@@ -444,7 +496,7 @@ def _cluster_plan(L, D, B, H, lstm):
         return None
     if H % 4 != 0 or H > MAX_CLUSTER_HIDDEN:
         return None
-    key = (L, D, B, H, lstm, RNN_CONFIG["batch_groups"])
+    key = (L, D, B, H, lstm, RNN_CONFIG["batch_groups"], bool(tf32))   # TF32: more shared memory
     if key not in _CLUSTER["plans"]:
         module = _cluster_module()
         plan = None
@@ -454,7 +506,7 @@ def _cluster_plan(L, D, B, H, lstm):
             nl = L if D == 1 else 1
             while plan is None and nl >= 1:
                 for nbg in range(most, 0, -1):
-                    fit = _cluster_call(module, True, 1, B, H, nl, D, nbg, lstm)
+                    fit = _cluster_call(module, True, 1, B, H, nl, D, nbg, lstm, tf32)
                     if fit >= nl * D * nbg:
                         plan = (nbg, nl)
                         break
@@ -466,9 +518,11 @@ def _cluster_plan(L, D, B, H, lstm):
 _GEMM = {"error": None}   # input_gates_kernel failed to build or launch: addmm from then on
 
 
-def cluster_input_gates(inp, batch_first, w_in, b_in, ghs):
+def cluster_input_gates(inp, batch_first, w_in, b_in, ghs, tf32=False):
     """inp ([B, T, I] if batch_first else [T, B, I]) @ w_in.T + b_in, laid out [N // ghs][T][B][ghs]
-    (N = w_in rows) as the cluster kernel streams it: by RNN_CONFIG["gemm"]."""
+    (N = w_in rows) as the cluster kernel streams it: by RNN_CONFIG["gemm"]. tf32: w_in comes
+    rounded to TF32 and inp is rounded here; the product of the rounded operands is then exact,
+    one TF32 tensor-core product per term (Triton) or addmm's."""
     if inp.stride(-1) != 1:
         inp = inp.contiguous()
     T, B = (inp.shape[1], inp.shape[0]) if batch_first else (inp.shape[0], inp.shape[1])
@@ -480,12 +534,15 @@ def cluster_input_gates(inp, batch_first, w_in, b_in, ghs):
         grid = (triton.cdiv(T * B, bm) * triton.cdiv(N, bn),)
         try:
             input_gates_kernel[grid](inp, st, sb, w_in, b_in, gx, T * B, N, B, ghs, K=K, BM=bm,
-                                     BN=bn, BK=bk, GROUP=8, PREC=RNN_CONFIG["gemm"],
+                                     BN=bn, BK=bk, GROUP=8,
+                                     PREC="tf32" if tf32 else RNN_CONFIG["gemm"], ROUND_X=tf32,
                                      num_warps=warps, num_stages=stages)
             return gx
         except Exception as error:  # e.g. a Triton build without this precision: addmm
             _GEMM["error"] = f"{type(error).__name__}: {error}"
     rows = (inp.transpose(0, 1) if batch_first else inp).reshape(T * B, K)
+    if tf32:
+        rows = round_tf32(rows)
     gx = torch.addmm(b_in, rows, w_in.t())
     return gx.view(T, B, N // ghs, ghs).permute(2, 0, 1, 3).contiguous()
 
@@ -505,34 +562,36 @@ def rnn_forward(rnn, packed, x, h0, c0, lstm):
     x = x.contiguous().float()
     h0 = h0.contiguous().float()
     c0 = c0.contiguous().float() if lstm else h0
+    tf32 = tf32_mode(x.device)   # PyTorch's cuDNN flag, as it stands at this call
     if (RNN_CONFIG["graph"] and x.is_cuda and not RNN_CONFIG["profile"] and _GRAPH["error"] is None
             and not torch.cuda.is_current_stream_capturing()):
         B = x.shape[0] if rnn.batch_first else x.shape[1]
         D = 2 if rnn.bidirectional else 1
-        if _cluster_plan(rnn.num_layers, D, B, rnn.hidden_size, lstm) is not None:
-            return _graph_replay(rnn, packed, x, h0, c0, lstm)
-    return _run_stack(rnn, packed, x, h0, c0, lstm)
+        if _cluster_plan(rnn.num_layers, D, B, rnn.hidden_size, lstm, tf32) is not None:
+            return _graph_replay(rnn, packed, x, h0, c0, lstm, tf32)
+    return _run_stack(rnn, packed, x, h0, c0, lstm, tf32)
 
 
-def _graph_replay(rnn, packed, x, h0, c0, lstm):
+def _graph_replay(rnn, packed, x, h0, c0, lstm, tf32):
     """rnn_forward through the CUDA graph cached in `packed` (captured again when the shapes,
-    the parameters or RNN_CONFIG change)."""
+    the parameters, the TF32 mode or RNN_CONFIG change)."""
     # everything here runs while the GPU idles: keep it to attribute reads
-    key = (x.shape, h0.shape, lstm, x.device, tuple(RNN_CONFIG.values()), _weights_key(rnn))
+    key = (x.shape, h0.shape, lstm, x.device, tuple(RNN_CONFIG.values()), _weights_key(rnn),
+           tf32)
     sources = [x, h0, c0] if lstm else [x, h0]
     if packed.graph is None or packed.graph[0] != key:
         packed.graph = None
         static = [source.clone() for source in sources]
         args = (static[0], static[1], static[-1])   # a GRU's c0 slot repeats h0
-        _run_stack(rnn, packed, *args, lstm)   # outside the capture: builds, plans, packs
+        _run_stack(rnn, packed, *args, lstm, tf32)   # outside the capture: builds, plans, packs
         torch.cuda.synchronize()
         graph = torch.cuda.CUDAGraph()
         try:
             with torch.cuda.graph(graph):
-                outputs = _run_stack(rnn, packed, *args, lstm)
+                outputs = _run_stack(rnn, packed, *args, lstm, tf32)
         except Exception as error:  # e.g. a driver that refuses to capture a cluster launch
             _GRAPH["error"] = f"{type(error).__name__}: {error}"
-            return _run_stack(rnn, packed, x, h0, c0, lstm)
+            return _run_stack(rnn, packed, x, h0, c0, lstm, tf32)
         packed.graph = (key, graph, static, outputs)
     _, graph, static, outputs = packed.graph
     torch._foreach_copy_(static, sources)   # one launch for all the input copies
@@ -540,8 +599,9 @@ def _graph_replay(rnn, packed, x, h0, c0, lstm):
     return tuple(None if out is None else out.clone() for out in outputs)
 
 
-def _run_stack(rnn, packed, x, h0, c0, lstm):
-    """rnn_forward's launches, on contiguous fp32 inputs."""
+def _run_stack(rnn, packed, x, h0, c0, lstm, tf32=False):
+    """rnn_forward's launches, on contiguous fp32 inputs; tf32: matmul operands rounded to TF32
+    (tf32_mode)."""
     H = rnn.hidden_size
     L = rnn.num_layers
     D = 2 if rnn.bidirectional else 1
@@ -551,7 +611,7 @@ def _run_stack(rnn, packed, x, h0, c0, lstm):
         B, T = x.shape[0], x.shape[1]
     else:
         T, B = x.shape[0], x.shape[1]
-    plan = _cluster_plan(L, D, B, H, lstm) if device.type == "cuda" else None
+    plan = _cluster_plan(L, D, B, H, lstm, tf32) if device.type == "cuda" else None
     if plan is not None:
         per_launch = plan[1]
     elif D == 1:   # layers per launch: the whole unidirectional stack as one wavefront if it fits
@@ -560,7 +620,7 @@ def _run_stack(rnn, packed, x, h0, c0, lstm):
         per_launch = 1
     chunks = [(l0, min(per_launch, L - l0)) for l0 in range(0, L, per_launch)]
     geometry = _cluster_geometry(H) if plan is not None else None
-    launches = packed.get(rnn, lstm, chunks, geometry)
+    launches = packed.get(rnn, lstm, chunks, geometry, tf32)
 
     hn = torch.empty(L * D, B, H, device=device, dtype=torch.float32)
     cn = torch.empty(L * D, B, H, device=device, dtype=torch.float32) if lstm else hn
@@ -568,9 +628,12 @@ def _run_stack(rnn, packed, x, h0, c0, lstm):
     for (l0, nl), (w_in, b_in, wih, bih, whh, bhh) in zip(chunks, launches):
         i_size = inp.shape[-1]
         if plan is not None:   # [D*CL][T][B][G*HS]: a CTA's gates for one step in one block
-            gx = cluster_input_gates(inp, inp_batch_first, w_in, b_in, G * geometry[0])
+            gx = cluster_input_gates(inp, inp_batch_first, w_in, b_in, G * geometry[0], tf32)
         else:
-            gx = torch.addmm(b_in, inp.reshape(-1, i_size), w_in.t())     # [rows, D*G*H]
+            rows = inp.reshape(-1, i_size)
+            if tf32:   # w_in comes rounded: the product of rounded operands
+                rows = round_tf32(rows)
+            gx = torch.addmm(b_in, rows, w_in.t())                        # [rows, D*G*H]
             row = gx.shape[1]
             st, sb = (row, T * row) if inp_batch_first else (B * row, row)
         seq = torch.empty(nl, T, B, D * H, device=device, dtype=torch.float32)
@@ -583,7 +646,7 @@ def _run_stack(rnn, packed, x, h0, c0, lstm):
                 prof = torch.zeros(nl * D * nbg, geometry[1], 2, PROFILE_PHASES, device=device,
                                    dtype=torch.int64)
                 LAST_PROFILE.append(prof)
-            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, nbg, lstm,
+            err = _cluster_call(_CLUSTER["module"], False, T, B, H, nl, D, nbg, lstm, tf32,
                                 [gx, wih, bih, whh, bhh, h0[s0:s1], c0[s0:s1], seq, hn[s0:s1],
                                  cn[s0:s1], flags], prof)
             if err != 0:
@@ -596,8 +659,9 @@ def _run_stack(rnn, packed, x, h0, c0, lstm):
                 h0[s0:s1], c0[s0:s1], seq, hn[s0:s1], cn[s0:s1], cnt,
                 T, B, H,
                 NL=nl, D=D, P=p, LSTM=lstm, BB=bb, HSB=hsb,
-                KB=triton.next_power_of_2(H), USE_DOT=use_dot, PREC=RNN_CONFIG["prec"],
-                num_warps=RNN_CONFIG["num_warps"])
+                KB=triton.next_power_of_2(H), USE_DOT=use_dot,
+                PREC="tf32" if tf32 else RNN_CONFIG["prec"],   # TF32: exact on rounded operands
+                TF32=tf32, num_warps=RNN_CONFIG["num_warps"])
             LAST_KERNEL[:] = [kernel]
         inp, inp_batch_first = seq[nl - 1], False
     out = inp                                                             # [T, B, D*H]

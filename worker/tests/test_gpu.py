@@ -129,3 +129,44 @@ def test_rnn_cluster_path_replays_a_cuda_graph_correctly():
     run = subprocess.run([sys.executable, "-c", GRAPH_CHECK], cwd=root, env=env,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0 and "graph ok" in run.stdout, run.stderr[-3000:]
+
+
+TF32_CHECK = r'''
+import sys, torch
+sys.path.insert(0, "library/rnn_src")
+sys.path.insert(0, "bench")
+import rnn_common
+from bench_rnn_tf32 import emulate
+torch.manual_seed(0)
+for kind, lstm in ((torch.nn.GRU, False), (torch.nn.LSTM, True)):
+    for bidirectional, layers in ((False, 3), (True, 2)):
+        rnn = kind(24, 64, layers, bidirectional=bidirectional).cuda()
+        D = 2 if bidirectional else 1
+        h0 = torch.randn(layers * D, 3, 64, device="cuda")
+        c0 = torch.randn(layers * D, 3, 64, device="cuda")
+        x = torch.randn(9, 3, 24, device="cuda")
+        hx = (h0, c0) if lstm else h0
+        packed = rnn_common._PackedWeights()
+        with torch.no_grad():
+            for flag in (True, False, True):   # read at every forward
+                torch.backends.cudnn.allow_tf32 = flag
+                got = rnn_common.rnn_forward(rnn, packed, x, h0, c0 if lstm else None, lstm)[0]
+                assert packed.key[-1] is flag, (flag, packed.key[-1])
+                want = emulate(rnn, x, hx, "rne")[0] if flag else rnn(x, hx)[0]
+                err = (got - want).abs().max().item()
+                assert err < 1e-5, (kind.__name__, bidirectional, flag, err)
+torch.backends.cudnn.allow_tf32 = True
+assert rnn_common._CLUSTER["error"] is None and rnn_common._GEMM["error"] is None
+print("tf32 ok")
+'''
+
+
+def test_rnn_follows_the_cudnn_tf32_flag():
+    """The library RNN on the cluster path: flag on, the TF32 mode lands on the PyTorch emulation
+    of TF32 operands rounded to nearest even; flag off, exact against cuDNN without TF32; the
+    flag is read at every forward (the graph is captured again when it changes)."""
+    env = {key: value for key, value in os.environ.items() if key != "TRITON_INTERPRET"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = subprocess.run([sys.executable, "-c", TF32_CHECK], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0 and "tf32 ok" in run.stdout, run.stderr[-3000:]
