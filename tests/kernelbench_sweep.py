@@ -471,6 +471,7 @@ def main():
                 admission.release(weight)
             with lock:
                 results[item] = row
+                save(results, files, args, time.monotonic() - began)
                 extra = (f"  {row.get('baseline_status', '-'):13s} "
                          f"{row.get('baseline_seconds', 0):7.1f}  {row.get('peak_gpu_gib') or '-'}"
                          if args.baseline else f"  {row['shrink']}")
@@ -490,7 +491,7 @@ def main():
         for worker in workers:
             worker.close()
     total = time.monotonic() - began
-    rows = [results[item] for item in files if item in results]
+    rows = save(results, files, args, total)
     failed = [row for row in rows if not row["ran"] and not row["skipped"]]
     skipped = [row for row in rows if row["skipped"]]
     backed = sum(1 for row in rows if row.get("backed_off"))
@@ -498,13 +499,20 @@ def main():
           f"{len(failed)} failed; {len(skipped)} skipped"
           + (f" ({'; '.join(sorted({row['error'] for row in skipped}))})" if skipped else "")
           + f"; {total:.0f} s in all", flush=True)
+    return 1 if failed else 0
+
+
+def save(results, files, args, total):
+    """The rows so far, in task order, written to --json and --markdown (after every task too:
+    a sweep killed at the machine's time limit leaves its table)."""
+    rows = [results[item] for item in files if item in results]
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"total_s": round(total, 1), "device": args.device, "jobs": args.jobs,
                        "trials": args.trials, "rows": rows}, handle, indent=1)
     if args.markdown:
         write_markdown(rows, args, args.markdown, total)
-    return 1 if failed else 0
+    return rows
 
 
 if __name__ == "__main__":
