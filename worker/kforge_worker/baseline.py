@@ -53,7 +53,16 @@ def _baseline_child(request, scratch):
             "errors": {name: reason for name, reason in errors.items() if reason},
             "device": device_info(), "versions": versions(), "shapes": task.shapes,
             "inputs_drawn_on": drawn_on, "timed_s": timed_s,
+            "gpu_memory": _gpu_memory(device),
             "child_s": time.monotonic() - started}
+
+
+def _gpu_memory(device):
+    """The child's peak GPU memory (torch's allocator), or None off the GPU."""
+    import torch
+    if device != "cuda" or not torch.cuda.is_initialized():
+        return None
+    return {"judge_peak_bytes": torch.cuda.max_memory_allocated()}
 
 
 def handle(request):

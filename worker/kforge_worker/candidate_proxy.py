@@ -53,6 +53,8 @@ class CandidateProcess:
         self.start_s = time.monotonic() - host.started
         self.channel = Channel(host.sock)
         self.buffers = {}
+        self.shared_bytes = 0        # buffers shared now (on the GPU: outside torch's allocator)
+        self.peak_shared_bytes = 0
         self.closed = False
         self._exit_code = None
         self._last_op = None
@@ -270,6 +272,8 @@ class CandidateProcess:
             self._next_id += 1
             buffer = SharedBuffer(self.device, nbytes)
             self.buffers[key] = buffer
+            self.shared_bytes += buffer.nbytes
+            self.peak_shared_bytes = max(self.peak_shared_bytes, self.shared_bytes)
             ids.append(key)
             specs.append({"id": key, "nbytes": buffer.nbytes})
             fds.append(buffer.fd)
@@ -283,7 +287,9 @@ class CandidateProcess:
             return
         self.request({"op": "unmap", "ids": ids})
         for key in ids:
-            self.buffers.pop(key).close()
+            buffer = self.buffers.pop(key)
+            self.shared_bytes -= buffer.nbytes
+            buffer.close()
 
     def close(self):
         """Kill the process (and its namespace), keep what it built for its source, remove its

@@ -41,6 +41,16 @@ DEFAULTS = {"device": "cuda", "shrink": False, "overrides": None, "precision": "
 TIMING_INPUT_SETS = 3
 BLOCK_TRIALS = 10               # timed trials per block (one round trip to the candidate)
 SLOT_BUDGET_BYTES = 4 << 30     # shared timing slots (inputs + outputs) at most this large
+# A GPU task whose one input set and outputs together exceed this runs lean (full-size KernelBench:
+# level1/23_Softmax is 6 GiB in and 6 GiB out, on an 80 GB H100): one shared slot, reused for
+# timing (every set arrives at the same addresses with new contents); two timing sets whose
+# expected outputs are computed when checked, one set's kept at a time; the baselines run on the
+# judge's sets, not clones, when the reference left its inputs unchanged.
+LEAN_SET_BYTES = 2 << 30
+# The fp64 reference falls back to the host (when it failed on the GPU) only for input sets and
+# outputs this small: float64 doubles them, and the judge's host memory is limited
+# (sandbox.DEFAULT_HOST_MEMORY_GB); larger tasks go without (the note says why).
+HOST_FP64_MAX_BYTES = 1 << 30
 MIN_OWN_SHARE = 0.1             # on the GPU, the candidate's own kernels' share of its GPU time
 SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-cand-[^/\s]+/scratch/kforge_candidate\.py")
 # Model and ModelNew are built from this seed, so equal parameter layouts get equal weights. It
@@ -133,12 +143,39 @@ def _short_repr(value):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def tensor_bytes(values):
+    import torch
+    return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
+
+
+def widened_values(values, device):
+    """clone_values then upcast, without the intermediate clone of a float tensor (the largest
+    input of a full-size task need not exist three times at once)."""
+    import torch
+    out = []
+    for value in values:
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            out.append(value.detach().to(device=device, dtype=torch.float64, copy=True))
+        else:
+            out.extend(clone_values([value], device if isinstance(value, torch.Tensor) else None))
+    return out
+
+
 def upcast(values):
     import torch
     return [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
             for v in values]
 
 
+
+
+def same_values(a, b):
+    """Whether two argument lists hold bit-identical tensors (other values are not compared)."""
+    import torch
+
+    from kforge_worker.correctness import same_outputs
+    return same_outputs([v for v in a if isinstance(v, torch.Tensor)],
+                        [v for v in b if isinstance(v, torch.Tensor)])
 
 
 def _dtype_name(dtype):
@@ -177,6 +214,23 @@ def share_values(candidate, values):
     return args
 
 
+class LatestExpected:
+    """Expected outputs of timing input set `index`, computed when asked: only the latest set's
+    are kept (a lean task's), dropped before the next set's are computed."""
+
+    def __init__(self, compute):
+        self.compute = compute
+        self.index = None
+        self.value = None
+
+    def __getitem__(self, index):
+        if index != self.index:
+            self.index = self.value = None
+            self.value = self.compute(index)
+            self.index = index
+        return self.value
+
+
 class Slots:
     """Shared buffers for one input set's tensors (`inputs`) and one call's outputs
     (`outputs`), sized for a shape configuration: the judge writes inputs and reads outputs."""
@@ -186,11 +240,16 @@ class Slots:
         self.candidate = candidate
         self.positions = [index for index, value in enumerate(input_set)
                           if isinstance(value, torch.Tensor)]
-        self.input_ids = candidate.share([max(value.numel() * value.element_size(), 1)
-                                          for value in input_set if isinstance(value, torch.Tensor)])
-        self.output_ids = candidate.share([max(item.numel() * item.element_size(), 1)
-                                           for item in expected])
+        self.input_sizes = [max(value.numel() * value.element_size(), 1)
+                            for value in input_set if isinstance(value, torch.Tensor)]
+        self.output_sizes = [max(item.numel() * item.element_size(), 1) for item in expected]
         self.expected = [(item.dtype, tuple(item.shape)) for item in expected]
+        self.renew()
+
+    def renew(self):
+        """New buffers of the same sizes (after release)."""
+        self.input_ids = self.candidate.share(self.input_sizes)
+        self.output_ids = self.candidate.share(self.output_sizes)
 
     def write(self, input_set):
         """Copy an input set into the slot; returns the encoded arguments of the call."""
@@ -281,7 +340,11 @@ class Evaluation:
         self.model64 = None
         self.fp64_error = None
         self.fp64_missing = False
+        self.fp64_host_skipped = None  # bytes of a task too large for a host fp64 reference
         self.candidate = None
+        self.lean = False             # LEAN_SET_BYTES: decided on the first input set
+        self.reference_mutates_inputs = True   # until the recording run shows otherwise
+        self.input_dtypes = []
         self.source = b""
         self.numerics_seen = None  # what the candidate process said each call computed in
 
@@ -346,14 +409,17 @@ class Evaluation:
             outputs = output_list(model(*clone_values(input_set, self.device)), "the reference's")
             return [item.detach().clone() for item in outputs]
 
-    def run_reference64(self, model, input_set):
+    def run_reference64(self, model, input_set, host_bytes=0):
         """fp64 reference on the device if it runs there (cuDNN RNNs do), else on the CPU; None
         when it runs nowhere (an op without a float64 kernel, a task forcing float32): the fp32
         reference then stands in and the calibrated verdict equals the kernelbench one."""
         from kforge_worker.correctness import output_list
         if self.model64 is None or self.model64[0] is not model:
-            self.model64 = [model, None, None, [self.device, "cpu"] if self.device != "cpu"
-                            else ["cpu"]]
+            host_ok = self.device == "cpu" or host_bytes <= HOST_FP64_MAX_BYTES
+            self.model64 = [model, None, None, [self.device] + (["cpu"] if host_ok and
+                                                                self.device != "cpu" else [])]
+            if not host_ok:
+                self.fp64_host_skipped = host_bytes
         state = self.model64
         while True:
             if state[1] is None:
@@ -368,8 +434,8 @@ class Evaluation:
             try:
                 seed_all(FORWARD_SEED)
                 with self.torch.no_grad(), numerics.under(self.settings):
-                    return [item.detach() for item in output_list(state[1](*upcast(clone_values(
-                        input_set, state[2]))), "the reference's")]
+                    return [item.detach() for item in output_list(state[1](*widened_values(
+                        input_set, state[2])), "the reference's")]
             except Exception as error:
                 self.fp64_error = f"{type(error).__name__}: {str(error)[:200]}"
                 state[1] = None
@@ -378,7 +444,8 @@ class Evaluation:
 
     def expected(self, model, input_set):
         want32 = self.run_reference(model, input_set)
-        want64 = self.run_reference64(model, input_set)
+        want64 = self.run_reference64(model, input_set,
+                                      2 * (tensor_bytes(input_set) + tensor_bytes(want32)))
         if want64 is None:
             self.fp64_missing = True
             want64 = want32
@@ -463,13 +530,18 @@ class Evaluation:
         ops, modules = OpRecorder(), ModuleRecorder()
         seed_all(FORWARD_SEED)
         try:
+            recorded = clone_values(first, self.device)
             with self.torch.no_grad(), numerics.under(self.settings), modules, ops:
-                self.reference(*clone_values(first, self.device))
+                self.reference(*recorded)
             policy = Policy(ops.names, [t for t in modules.types
                                         if t is not type(self.reference)], self.task.model_class)
+            self.reference_mutates_inputs = not same_values(recorded, first)
         except Exception:  # the reference's own problem shows in its real run below
             policy = Policy([], [], self.task.model_class)
+        recorded = None
         self.first_set = first
+        self.input_dtypes = [value.dtype for value in first
+                             if isinstance(value, self.torch.Tensor)]
         self.policy = policy.describe()
         self.candidate.reply()
         self.build_candidate(self.init_inputs)
@@ -487,24 +559,34 @@ class Evaluation:
                                 "what": f"build ModelNew({shown}) (the arguments Model gets)"})
 
     def correctness(self):
+        """N input sets, one at a time: each set's inputs and expected outputs are dropped before
+        the next is drawn. The constant-output check keeps the first set's outputs (copies:
+        snapshots.snapshot) only until an output differs from them."""
         from kforge_worker.correctness import Comparison, same_outputs
+        from kforge_worker.snapshots import snapshot
         comparison = Comparison(self.precision)
         sets = int(self.request["input_sets"])
         first_got = first_want = None
         candidate_constant = reference_constant = True
         slots = None
         for index in range(sets):
-            input_set = self.first_set if index == 0 else self.make_inputs(self.next_seed())
+            if index == 0:
+                input_set, self.first_set = self.first_set, None
+            else:
+                input_set = self.make_inputs(self.next_seed())
             seed = self.result["seeds"][-1] if index else self.result["seeds"][0]
             want32, want64 = self.expected(self.reference, input_set)
             if slots is None:
-                # two slots, alternating: set 2 arrives at set 0's addresses with new contents
-                slots = [Slots(self.candidate, input_set, want32) for _ in range(2)]
+                self.lean = self.device == "cuda" and (
+                    tensor_bytes(input_set) + tensor_bytes(want32) > LEAN_SET_BYTES)
+                # two slots, alternating: set 2 arrives at set 0's addresses with new contents;
+                # a lean task's one slot: every set arrives at the same addresses
+                slots = [Slots(self.candidate, input_set, want32)
+                         for _ in range(1 if self.lean else 2)]
                 self.slots = slots
             where = f"input set {index} (seed {seed})"
-            got = self.call(slots[index % 2], input_set, where)
+            got = self.call(slots[index % len(slots)], input_set, where)
             comparison.add(got, want32, want64, where)
-            got = [item.clone() for item in got]
             if index == sets - 1:
                 launches = self.last_call.get("launches") or {}
                 if self.device == "cpu" and isinstance(launches, dict):
@@ -513,13 +595,18 @@ class Evaluation:
                     self.result["kernels"] = [
                         {"name": str(name), "calls_per_forward": calls, "time_share": None,
                          "own": True} for name, calls in launches.items()]
-            if first_got is None:
-                first_got, first_want = got, want32
+            if index == 0:
+                if sets > 1:  # the slot's outputs are overwritten by the next call: a copy
+                    first_got, first_want = [snapshot(item) for item in got], want32
             else:
-                candidate_constant &= same_outputs(got, first_got)
-                reference_constant &= same_outputs(want32, first_want)
+                candidate_constant = candidate_constant and same_outputs(got, first_got)
+                reference_constant = reference_constant and same_outputs(want32, first_want)
+                first_got = first_got if candidate_constant else None
+                first_want = first_want if reference_constant else None
+            input_set = want32 = want64 = got = None  # freed before the next set is drawn
             if not comparison.passed:
                 break
+        first_got = first_want = None
         if comparison.passed and sets > 1 and not reference_constant and candidate_constant:
             comparison.fail(f"output does not depend on the input: bit-identical for all {sets} "
                             f"input sets while the reference's output varies")
@@ -534,6 +621,8 @@ class Evaluation:
         if not alternative:
             return
         previous = {name: self.task.shapes[name] for name in alternative}
+        if self.lean:  # room for the other shapes' slot; the same sizes come back afterwards
+            self.slots[0].release()
         self.task.apply(alternative)
         shown = ", ".join(f"{name}={value}" for name, value in alternative.items())
         slots = None
@@ -568,6 +657,9 @@ class Evaluation:
         finally:
             if slots is not None:
                 slots.release()
+            input_set = want32 = want64 = reference = None
+            if self.lean:
+                self.slots[0].renew()
             self.task.apply(previous)
             self.model64 = None
             if self.result["generalizes"] == "yes":
@@ -582,15 +674,23 @@ class Evaluation:
         from kforge_worker.correctness import Comparison
         torch = self.torch
         pick = random.SystemRandom()
-        sets = [self.make_inputs(self.next_seed()) for _ in range(TIMING_INPUT_SETS)]
-        wanted = [self.expected(self.reference, s) for s in sets]
-        in_bytes = sum(v.numel() * v.element_size() for v in sets[0] if isinstance(v, torch.Tensor))
-        out_bytes = sum(item.numel() * item.element_size() for item in wanted[0][0])
+        sets = [self.make_inputs(self.next_seed())
+                for _ in range(2 if self.lean else TIMING_INPUT_SETS)]
+        if self.lean:
+            wanted = LatestExpected(lambda index: self.expected(self.reference, sets[index]))
+        else:
+            wanted = [self.expected(self.reference, s) for s in sets]
+        in_bytes = tensor_bytes(sets[0])
+        out_bytes = tensor_bytes(wanted[0][0])
         block = max(1, min(BLOCK_TRIALS, SLOT_BUDGET_BYTES // max(in_bytes + out_bytes, 1)))
-        slots = [Slots(self.candidate, sets[0], wanted[0][0]) for _ in range(block)]
+        # lean: block is 1 (a set is over 2 GiB) and the correctness slot serves
+        slots = self.slots[:1] if self.lean else \
+            [Slots(self.candidate, sets[0], wanted[0][0]) for _ in range(block)]
         runners = {}
         reasons = {}
-        reference_sets = [clone_values(s, self.device) for s in sets]
+        # clones: a reference changing its inputs in place must not change the candidate's
+        reference_sets = sets if self.lean and not self.reference_mutates_inputs else \
+            [clone_values(s, self.device) for s in sets]
         baselines = self.request["baselines"] or []
         # eager always: the score is against it, and its blocks measure the judge's own overhead
         runners["eager"] = lambda i: (lambda: self.reference(*reference_sets[i]))
@@ -608,7 +708,7 @@ class Evaluation:
             if self.request["flush_l2"] and not cpu else None
         # the judge's blocks copy each output as the candidate's copy theirs into the slots, so
         # both sides' wall time carries the same per-trial work besides the forward
-        sink = [item.clone() for item in wanted[0][0]]
+        sink = [torch.empty_like(item) for item in wanted[0][0]]
         names = ["candidate"] + list(runners)
         samples = {name: [] for name in names}
         firsts = {name: [] for name in names}   # each block's first trial (after an idle gap)
@@ -641,8 +741,9 @@ class Evaluation:
                 spent = time.monotonic() - round_began
                 affordable = int(budget / max(spent, 1e-9))
                 rounds = min(rounds, max(affordable, math.ceil(timing.MIN_TRIALS / block)))
-        for slot in slots:
-            slot.release()
+        if not self.lean:
+            for slot in slots:
+                slot.release()
         stats = {name: timing.stats(values) for name, values in samples.items() if values}
         candidate_ms = stats["candidate"]["median_ms"]
         judge_gap = statistics.median(gaps["eager"])
@@ -729,7 +830,7 @@ class Evaluation:
         input_set = self.make_inputs(seed)
         want32, want64 = self.expected(self.reference, input_set)
         where = f"fresh input set after timing (seed {seed})"
-        comparison.add(self.call(self.slots[1], input_set, where), want32, want64, where)
+        comparison.add(self.call(self.slots[-1], input_set, where), want32, want64, where)
         if not comparison.passed:
             raise Failure("wrong_output", "correct before timing, wrong after it on fresh "
                                           "inputs:\n" + comparison.first_failure)
@@ -757,9 +858,9 @@ class Evaluation:
         and, under `strict`, the reason to reject it; None for the reason when there is none."""
         import torch
         dtypes = set()
-        for value in list(getattr(self, "first_set", None) or []):
-            if isinstance(value, torch.Tensor) and value.is_floating_point():
-                dtypes.add(numerics_report.short_dtype(value.dtype))
+        for dtype in self.input_dtypes:
+            if dtype.is_floating_point:
+                dtypes.add(numerics_report.short_dtype(dtype))
         reference = getattr(self, "reference", None)
         if reference is not None:
             for tensor in list(reference.parameters()) + list(reference.buffers()):
@@ -852,7 +953,9 @@ class Evaluation:
         if self.fp64_missing:
             self.result.setdefault("notes", []).append(
                 f"no float64 reference (the calibrated verdict is the kernelbench one): "
-                f"{self.fp64_error}")
+                f"{self.fp64_error}" + (
+                    f" (not tried on the host: {self.fp64_host_skipped / 1024 ** 3:.1f} GiB of "
+                    f"float64 inputs and outputs)" if self.fp64_host_skipped else ""))
         if self.result["side_effects"]:
             self.result.setdefault("notes", []).append(
                 "the candidate changed global state in its own process (the reference and the "
@@ -899,6 +1002,14 @@ def _evaluate_child(request, scratch):
     result["shapes"] = evaluation.task.shapes if hasattr(evaluation, "task") else {}
     # how --shrink chose the shapes (task_loader.shrink_task: the policy, or a back-off)
     result["shrink"] = getattr(getattr(evaluation, "task", None), "shrink", None)
+    if evaluation.device == "cuda":
+        import torch
+        if torch.cuda.is_initialized():
+            # the judge's own peak (torch's allocator) and the buffers it shared with the
+            # candidate (CUDA VMM, outside the allocator); the candidate's own is not seen
+            result["gpu_memory"] = {
+                "judge_peak_bytes": torch.cuda.max_memory_allocated(),
+                "shared_peak_bytes": getattr(evaluation.candidate, "peak_shared_bytes", 0)}
     result["child_s"] = time.monotonic() - started
     return result
 

@@ -1,22 +1,47 @@
-"""Frozen host copies of tensors: the outputs a comparison keeps, the inputs the trust guard
-checks for in-place changes, the outputs kept from timed trials.
+"""Frozen copies of tensors the judge keeps: the outputs a comparison keeps, the outputs kept
+from timed trials.
 
-Host copies, not device clones: a candidate's kernel runs on the same device and could reach a
-device-side copy; it cannot reach host memory. Large CUDA tensors are copied into page-locked
-memory (torch's caching host allocator keeps and reuses it within the evaluation child): on the
-H100 host a pageable copy of a 256 MB softmax output took ~0.1 s, and one evaluation made ~130 of
-them (bench/bench_harness.py --cprofile)."""
+Where a copy lives (`keep_on_host`): on the CPU device, on the host; on the GPU, on the host only
+when small (HOST_COPY_MAX_BYTES), else a clone on the judge's device. A device clone is as safe as
+a host copy: the candidate runs in another process with its own CUDA context and reaches only the
+buffers the judge shares with it (shared_memory.py), never the judge's own allocations. Host
+copies of large outputs are what killed full-size KernelBench tasks at the judge's host memory
+limit (level1/23_Softmax: 6 GiB per output, a dozen float64 temporaries per comparison).
+
+Large host copies that are still made go into page-locked memory (torch's caching host allocator
+keeps and reuses it within the evaluation child): on the H100 host a pageable copy of a 256 MB
+softmax output took ~0.1 s."""
 
 import torch
 
 PINNED_MIN_BYTES = 1 << 20  # below this a pageable copy costs microseconds either way
+HOST_COPY_MAX_BYTES = 64 << 20  # a GPU tensor above this is kept on the device
+
+
+def nbytes(tensor):
+    return tensor.numel() * tensor.element_size()
+
+
+def keep_on_host(size_bytes, on_gpu):
+    """Whether a kept copy of a tensor of `size_bytes` goes to the host: always for a CPU
+    tensor, for a GPU tensor only when small."""
+    return not on_gpu or size_bytes <= HOST_COPY_MAX_BYTES
 
 
 def host_snapshot(tensor):
     """A detached host copy of `tensor`, made synchronously (the values are frozen on return)."""
     tensor = tensor.detach()
-    if tensor.is_cuda and tensor.numel() * tensor.element_size() >= PINNED_MIN_BYTES:
+    if tensor.is_cuda and nbytes(tensor) >= PINNED_MIN_BYTES:
         host = torch.empty(tensor.shape, dtype=tensor.dtype, pin_memory=True)
         host.copy_(tensor)  # blocking: a page-locked target does not make it asynchronous
         return host
     return tensor.to("cpu", copy=True)
+
+
+def snapshot(tensor):
+    """A detached copy of `tensor` that the candidate cannot write: on the host when
+    keep_on_host says so, else a clone on its device."""
+    tensor = tensor.detach()
+    if keep_on_host(nbytes(tensor), tensor.is_cuda):
+        return host_snapshot(tensor)
+    return tensor.clone()

@@ -47,11 +47,12 @@ MIN_TRIALS = 10
 
 
 def host_copy(value):
-    """A forward's result on the host: tensors copied, a tuple/list as a list, anything else as
-    it is (the caller's comparison names it)."""
+    """A forward's result kept: tensors copied (on the host, or on the device when large:
+    snapshots.snapshot), a tuple/list as a list, anything else as it is (the caller's comparison
+    names it)."""
     if isinstance(value, torch.Tensor):
-        from kforge_worker.snapshots import host_snapshot
-        return host_snapshot(value)
+        from kforge_worker.snapshots import snapshot
+        return snapshot(value)
     if isinstance(value, (list, tuple)):
         return [host_copy(item) for item in value]
     return value

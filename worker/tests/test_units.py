@@ -533,3 +533,50 @@ def test_host_snapshot_is_a_frozen_copy():
     assert torch.equal(snap, torch.arange(12, dtype=torch.float32).reshape(3, 4))
     assert torch.equal(snap_view, torch.arange(12, dtype=torch.float32).reshape(3, 4).t())
     assert snap.device.type == "cpu" and not snap.requires_grad
+
+
+def test_large_gpu_outputs_are_kept_on_the_device():
+    """The judge keeps a copy on the host only when it is small or the device is the CPU: a
+    full-size KernelBench output (level1/23_Softmax: 6 GiB) stays on the GPU, where the
+    candidate's process cannot reach the judge's own allocations."""
+    from kforge_worker.snapshots import HOST_COPY_MAX_BYTES, keep_on_host, snapshot
+    softmax_output = 4096 * 393216 * 4
+    assert not keep_on_host(softmax_output, on_gpu=True)
+    assert not keep_on_host(HOST_COPY_MAX_BYTES + 1, on_gpu=True)
+    assert keep_on_host(HOST_COPY_MAX_BYTES, on_gpu=True)
+    assert keep_on_host(softmax_output, on_gpu=False)   # CPU mode: the host is the device
+    source = torch.ones(4)
+    copy = snapshot(source)
+    source.fill_(2)
+    assert copy.device.type == "cpu" and torch.equal(copy, torch.ones(4))
+
+
+def test_outputs_are_compared_on_their_own_device():
+    from kforge_worker.correctness import compare_device
+    assert compare_device(torch.zeros(2)).type == "cpu"
+    assert compare_device(torch.zeros(2, device="meta")).type == "cpu"  # only a GPU keeps it
+
+
+@pytest.mark.parametrize("chunk", [3, 7, 1 << 25])
+def test_chunked_comparison_matches_the_whole_one(monkeypatch, chunk):
+    """Outputs are compared chunk by chunk (a dozen float64 temporaries of a chunk, not of the
+    output): the verdicts, errors, tolerance widening and the first failure's text are those of
+    the whole output, whatever the chunk size."""
+    from kforge_worker import correctness
+    monkeypatch.setattr(correctness, "CHUNK_ELEMENTS", chunk)
+    ref64 = torch.linspace(-4, 4, 101, dtype=torch.float64)
+    ref32 = (ref64 * (1 + 1e-3)).float()
+    result = compare(ref64.float(), ref32, ref64)
+    assert result.pass_calibrated and not result.pass_kernelbench
+    assert result.report()["reference_err_fp64"] == pytest.approx(4e-3, rel=1e-3)
+    wrong = ref64.float().clone()
+    wrong[57] += 1.0
+    wrong[90] = float("nan")
+    result = compare(wrong.reshape(101, 1), ref32.reshape(101, 1), ref64.reshape(101, 1))
+    assert not result.pass_calibrated
+    text = result.first_failure
+    assert "2 of 101 elements outside tolerance" in text
+    assert "worst at index (90, 0)" in text   # NaN is the worst excess
+    assert "the output contains 1 NaN values" in text
+    report = result.report()
+    assert report["max_abs_err"] != report["max_abs_err"]  # NaN kept in the maximum
