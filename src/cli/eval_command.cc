@@ -22,9 +22,7 @@ util::Result<eval::EvalRequest> make_request(const Options& options) {
   if (!settings) return std::unexpected(settings.error());
   if (auto launcher = split_command(options.launcher); !launcher)
     return std::unexpected(launcher.error());
-  eval::EvalRequest request = eval::evaluate_request(*settings, options.task, options.candidate);
-  if (request.device == eval::Device::kCuda) request.baselines = {"eager", "compile", "cuda_graph"};
-  return request;
+  return eval::scoring_request(*settings, options.task, options.candidate);
 }
 
 }  // namespace

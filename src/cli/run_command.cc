@@ -4,21 +4,15 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
-#include "analysis/analysis.h"
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "cli/pool_config.h"
 #include "cli/provider_options.h"
+#include "cli/run_flags.h"
 #include "eval/worker_pool.h"
-#include "pipeline/console_view.h"
-#include "pipeline/pipeline.h"
+#include "pipeline/stored_run.h"
 #include "prompts/prompt_set.h"
-#include "prompts/target_gpu.h"
-#include "report/report_writer.h"
-#include "store/run_index.h"
 #include "store/run_store.h"
 #include "task/task_info.h"
 #include "util/data_dir.h"
@@ -34,28 +28,9 @@ util::Result<store::RunConfig> config_from_options(const Options& options) {
     return std::unexpected(task.error());
   auto settings = read_eval_settings(options);
   if (!settings) return std::unexpected(settings.error());
-  if (!prompts::find_target_gpu(options.target_gpu))
-    return util::fail("failed to read --target-gpu: expected one of {}, got {}",
-                      prompts::known_target_gpus(), options.target_gpu);
-  if (options.analysis != "auto" && options.analysis != "always" && options.analysis != "never")
-    return util::fail("failed to read --analysis: expected auto, always or never, got {}",
-                      options.analysis);
-  if (options.seeds < 1)
-    return util::fail("failed to read --seeds: expected at least 1, got {}", options.seeds);
-  if (options.repairs < 0)
-    return util::fail("failed to read --repairs: expected 0 or more, got {}", options.repairs);
-  store::RunConfig c;
-  c.task = std::filesystem::absolute(options.task).lexically_normal().string();
-  store::set_eval_settings(c, *settings);
-  c.target_gpu = options.target_gpu;
-  c.seeds = options.seeds;
-  c.repairs = options.repairs;
-  c.budget_tokens = options.budget_tokens;
-  c.max_candidates = options.max_candidates;
-  c.time_limit_s = options.time_limit_s;
-  c.analysis_threshold = options.analysis_threshold;
-  c.analysis = options.analysis;
-  c.guard = !options.no_guard;
+  auto c = read_run_config(options, *settings);
+  if (!c) return std::unexpected(c.error());
+  c->task = std::filesystem::absolute(options.task).lexically_normal().string();
   return c;
 }
 
@@ -118,13 +93,7 @@ int run_run_command(const Options& options) {
   if (!provider)  // an unreadable recorded run (--from) is bad input, not a missing service
     return fail_with(provider_config->api == llm::Api::kReplay ? kExitUsage : kExitEnvironment,
                      provider.error());
-  if (provider_config->api == llm::Api::kLibrary && options.resume.empty()) {
-    // A kernel library, not a model: one answer per task, nothing to repair, analyse or tune.
-    record.config.seeds = 1;
-    record.config.repairs = 0;
-    record.config.analysis = "never";
-    record.config.tuning = false;
-  }
+  if (options.resume.empty()) apply_provider_strategy(provider_config->api, record.config);
   if (provider_config->api == llm::Api::kReplay && options.resume.empty()) {
     // Replaying: the recorded run's strategy, so that the same calls are asked in the same order.
     auto recorded = store::read_run_record(provider_config->replay_dir);
@@ -162,55 +131,18 @@ int run_run_command(const Options& options) {
     run_store = std::move(*created);
     record.started_at = store::iso_time(std::chrono::system_clock::now());
   }
-  record.id = run_store->id();
-  record.kforge_version = KFORGE_VERSION;
-  record.task_name = task_path.stem().string();
-
-  auto clock = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  };
-  store::RunStore* store_ptr = run_store.get();
-  pipeline::ConsoleView view(
-      stderr, pipeline::is_terminal(stderr),
-      [store_ptr](std::string_view line) { store_ptr->append_console(line); }, clock);
-  view.log(fmt::format("kforge {} run {} in {}", KFORGE_VERSION,
-                       options.resume.empty() ? "starts" : "resumes", run_store->dir().string()));
 
   pipeline::PipelineInputs inputs;
   inputs.record = record;
   inputs.task_source = *task_source;
   inputs.library_dirs = {data / "library"};
-
-  eval::WorkerPool& pool_ref = *pool;
-  const eval::EvalSettings settings = store::eval_settings(record.config);
-  analysis::AnalyzeOptions analyze_options;
-  analyze_options.task = task_path;
-  analyze_options.device = settings.device;
-  analyze_options.shrink = settings.shrink;
-  analyze_options.runtime = settings.device != eval::Device::kCpu;
-  pipeline::PipelineServices services{
-      **provider,
-      pool_ref,
-      *prompt_set,
-      *run_store,
-      view,
-      [&pool_ref, analyze_options](const std::filesystem::path& candidate) {
-        return analysis::analyze_candidate(pool_ref, candidate, analyze_options);
-      },
-      clock};
-  auto result = pipeline::run_pipeline(inputs, services);
+  auto result = pipeline::run_stored_pipeline(
+      inputs, **provider, *pool, *prompt_set, *run_store,
+      {.terminal = stderr,
+       .first_line =
+           fmt::format("kforge {} run {} in {}", KFORGE_VERSION,
+                       options.resume.empty() ? "starts" : "resumes", run_store->dir().string())});
   if (!result) return fail_with(exit_code_for(result.error()), result.error());
-
-  if (auto ok = report::write_reports(*run_store); !ok)
-    fmt::print(stderr, "kforge run: warning: {}\n", ok.error().message);
-  auto index = store::RunIndex::open(run_store->dir().parent_path() / "index.sqlite");
-  if (index) {
-    if (auto ok = (*index)->record(result->record, run_store->dir()); !ok)
-      fmt::print(stderr, "kforge run: warning: {}\n", ok.error().message);
-  } else {
-    fmt::print(stderr, "kforge run: warning: {}\n", index.error().message);
-  }
 
   const store::RunRecord& final_record = result->record;
   fmt::print("run: {}\n", run_store->dir().string());

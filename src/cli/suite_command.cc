@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/eval_flags.h"
 #include "cli/pool_config.h"
 #include "cli/provider_options.h"
+#include "cli/run_flags.h"
 #include "eval/worker_locator.h"
 #include "eval/worker_pool.h"
 #include "llm/provider_factory.h"
@@ -23,6 +25,7 @@
 #include "suite/suite_journal.h"
 #include "suite/suite_merge.h"
 #include "suite/suite_progress.h"
+#include "suite/suite_report.h"
 #include "suite/suite_runner.h"
 #include "suite/task_evaluation.h"
 #include "suite/task_list.h"
@@ -43,58 +46,11 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-util::Result<eval::EvalRequest> eval_request(const Options& options, const suite::SuiteConfig& c) {
-  eval::EvalRequest request;
-  auto device = parse_device(c.device);
-  if (!device) return std::unexpected(device.error());
-  request.device = *device;
-  request.precision =
-      c.precision == "kernelbench" ? eval::Precision::kKernelBench : eval::Precision::kCalibrated;
-  if (options.input_sets < 1)
-    return util::fail("failed to read --input-sets: expected at least 1, got {}",
-                      options.input_sets);
-  if (options.trials < 1)
-    return util::fail("failed to read --trials: expected at least 1, got {}", options.trials);
-  if (!(options.timeout_s > 0))
-    return util::fail("failed to read --timeout: expected a positive number of seconds, got {}",
-                      options.timeout_s);
-  request.shrink = c.shrink;
-  request.input_sets = options.input_sets;
-  request.trials = options.trials;
-  request.warmup = options.warmup;
-  request.flush_l2 = !options.no_l2_flush;
-  request.timeout_s = options.timeout_s;
-  request.allow_pytorch_only = options.allow_pytorch_only;
-  if (request.device == eval::Device::kCuda) request.baselines = {"eager", "compile", "cuda_graph"};
-  return request;
-}
-
-store::RunConfig run_config(const Options& options, const suite::SuiteConfig& c) {
-  store::RunConfig r;
-  r.device = c.device;
-  r.shrink = c.shrink;
-  r.precision = c.precision;
-  r.input_sets = options.input_sets;
-  r.trials = options.trials;
-  r.warmup = options.warmup;
-  r.flush_l2 = !options.no_l2_flush;
-  r.timeout_s = options.timeout_s;
-  r.allow_pytorch_only = options.allow_pytorch_only;
-  r.seeds = options.seeds;
-  r.repairs = options.repairs;
-  r.budget_tokens = c.task_budget_tokens;
-  r.max_candidates = options.max_candidates;
-  r.time_limit_s = c.task_time_limit_s;
-  r.analysis_threshold = options.analysis_threshold;
-  r.analysis = options.analysis;
-  r.guard = !options.no_guard;
-  return r;
-}
-
 /// The suite's configuration: the one recorded in the suite directory (a resume, or another
 /// shard's), else a fresh one from the flags.
-util::Result<suite::SuiteConfig> suite_config(const Options& options, std::string_view mode,
-                                              suite::SuiteJournal& journal,
+util::Result<suite::SuiteConfig> suite_config(const Options& options,
+                                              const eval::EvalSettings& settings,
+                                              std::string_view mode, suite::SuiteJournal& journal,
                                               const std::filesystem::path& dir) {
   std::optional<suite::SuiteConfig> recorded = journal.config();
   if (!recorded)
@@ -118,10 +74,6 @@ util::Result<suite::SuiteConfig> suite_config(const Options& options, std::strin
   }
   auto tasks = suite::find_tasks(options.tasks);
   if (!tasks) return std::unexpected(tasks.error());
-  if (auto device = parse_device(options.device); !device) return std::unexpected(device.error());
-  if (options.precision != "calibrated" && options.precision != "kernelbench")
-    return util::fail("failed to read --precision: expected calibrated or kernelbench, got {}",
-                      options.precision);
   suite::SuiteConfig c;
   c.mode = mode;
   for (const suite::SuiteTask& t : *tasks) {
@@ -134,9 +86,7 @@ util::Result<suite::SuiteConfig> suite_config(const Options& options, std::strin
     c.candidates_dir =
         std::filesystem::absolute(options.candidates_dir).lexically_normal().string();
   }
-  c.device = options.device;
-  c.shrink = options.shrink;
-  c.precision = options.precision;
+  c.settings = settings;
   c.gpus = options.gpus;
   c.shards = options.shards;
   c.task_budget_tokens = options.budget_tokens;
@@ -152,6 +102,17 @@ util::Result<suite::SuiteConfig> suite_config(const Options& options, std::strin
 }
 
 int run_suite(const Options& options, std::string_view mode) {
+  // The evaluation flags are `kforge eval`'s, read and validated the same way, before anything
+  // is created; a resumed suite then evaluates with the settings it recorded.
+  auto settings = read_eval_settings(options);
+  if (!settings) return fail_with(kExitUsage, settings.error());
+  // suite run: the pipeline flags are `kforge run`'s, read the same way.
+  std::optional<store::RunConfig> task_config;
+  if (mode == "run") {
+    auto read = read_run_config(options, *settings);
+    if (!read) return fail_with(kExitUsage, read.error());
+    task_config = std::move(*read);
+  }
   if (options.shards < 1)
     return fail_with(
         kExitUsage,
@@ -180,7 +141,7 @@ int run_suite(const Options& options, std::string_view mode) {
   auto journal =
       suite::SuiteJournal::open(dir / suite::journal_name(options.shards, options.shard));
   if (!journal) return fail_with(kExitEnvironment, journal.error());
-  auto config = suite_config(options, mode, **journal, dir);
+  auto config = suite_config(options, *settings, mode, **journal, dir);
   if (!config) return fail_with(kExitUsage, config.error());
 
   std::vector<suite::SuiteTask> all;
@@ -192,7 +153,7 @@ int run_suite(const Options& options, std::string_view mode) {
   std::vector<int> slot_gpus = options.gpus.empty() ? std::vector<int>{-1} : options.gpus;
   auto pool_options = make_pool_options(options, 0);
   if (!pool_options) return fail_with(kExitEnvironment, pool_options.error());
-  pool_options->device = config->device == "cpu" ? eval::Device::kCpu : eval::Device::kCuda;
+  pool_options->device = config->settings.device;
   pool_options->log_dir = dir / "logs";
   std::filesystem::create_directories(pool_options->log_dir, error);
   std::vector<std::unique_ptr<eval::WorkerPool>> pools;
@@ -267,7 +228,6 @@ int run_suite(const Options& options, std::string_view mode) {
   std::optional<eval::EvalRequest> request;
   std::unique_ptr<llm::Provider> provider;
   std::optional<prompts::PromptSet> prompt_set;
-  store::RunConfig task_config;
   auto data_dir = util::find_data_dir();
   if (!data_dir)
     return fail_with(kExitEnvironment,
@@ -281,9 +241,7 @@ int run_suite(const Options& options, std::string_view mode) {
     if (!match->unmatched.empty())
       progress.log(fmt::format("warning: {} candidate file(s) match no task: {}",
                                match->unmatched.size(), fmt::join(match->unmatched, ", ")));
-    auto made = eval_request(options, *config);
-    if (!made) return fail_with(kExitUsage, made.error());
-    request = *made;
+    request = eval::scoring_request(config->settings, {}, {});
     drive.work = [&](const suite::SuiteTask& task, std::size_t slot) {
       auto it = match->by_task.find(task.id);
       static const std::vector<suite::CandidateFile> none;
@@ -305,21 +263,19 @@ int run_suite(const Options& options, std::string_view mode) {
     auto loaded = prompts::PromptSet::load(prompts_dir);
     if (!loaded) return fail_with(kExitEnvironment, loaded.error());
     prompt_set = std::move(*loaded);
-    task_config = run_config(options, *config);
-    task_config.prompts_dir = std::filesystem::absolute(prompts_dir).string();
-    if (provider_config->api == llm::Api::kLibrary) {
-      task_config.seeds = 1;
-      task_config.repairs = 0;
-      task_config.analysis = "never";
-      task_config.tuning = false;
-    }
+    // The suite's recorded settings and per-task limits (a resume keeps them).
+    store::set_eval_settings(*task_config, config->settings);
+    task_config->budget_tokens = config->task_budget_tokens;
+    task_config->time_limit_s = config->task_time_limit_s;
+    task_config->prompts_dir = std::filesystem::absolute(prompts_dir).string();
+    apply_provider_strategy(provider_config->api, *task_config);
     drive.work = [&](const suite::SuiteTask& task, std::size_t slot) {
       suite::Spend task_spend({0, config->task_budget_usd, 0}, now_s);
       suite::BudgetedProvider budgeted(
           *provider, suite_spend, task_spend,
           [&progress](std::int64_t tokens, double usd) { progress.add_spend(tokens, usd); });
       suite::TaskRunContext context{
-          budgeted, *pools[slot], *prompt_set, {repo / "library"}, task_config};
+          budgeted, *pools[slot], *prompt_set, {repo / "library"}, *task_config};
       auto row = suite::run_task(task, dir / "runs" / store::safe_name(task.id), context);
       if (row) {
         if (auto reason = budgeted.refused())
@@ -341,6 +297,15 @@ int run_suite(const Options& options, std::string_view mode) {
         ++scored;
         correct += r.correct() ? 1 : 0;
       }
+  int exit_code = outcome->pending == 0 ? kExitOk : kExitFailed;
+  if (options.json) {
+    fmt::print("{}\n", suite::render_suite_answer(record, {.dir = dir,
+                                                           .reports_written = options.shards == 1,
+                                                           .shard = options.shard,
+                                                           .shards = options.shards,
+                                                           .exit_code = exit_code}));
+    return exit_code;
+  }
   fmt::print("suite: {}\n", dir.string());
   if (options.shards > 1) {
     fmt::print("shard: {} of {}: {} of {} tasks done, {} correct\n", options.shard, options.shards,
@@ -363,7 +328,7 @@ int run_suite(const Options& options, std::string_view mode) {
     }
     fmt::print("report: {}\n", (dir / "report.html").string());
   }
-  return outcome->pending == 0 ? kExitOk : kExitFailed;
+  return exit_code;
 }
 
 int merge_command(const Options& options, bool report_only) {
@@ -382,6 +347,12 @@ int merge_command(const Options& options, bool report_only) {
     fmt::print(stderr, "kforge suite: warning: task {} finished in two journals; kept once\n", id);
   for (const std::string& file : merged->mismatched)
     fmt::print(stderr, "kforge suite: warning: {} lists another task set\n", file);
+  int exit_code = merged->not_run.empty() ? kExitOk : kExitFailed;
+  if (options.json) {
+    fmt::print("{}\n",
+               suite::render_suite_answer(merged->record, {.dir = out, .exit_code = exit_code}));
+    return exit_code;
+  }
   int correct = 0;
   for (const auto& r : merged->record.tasks) correct += r.correct() ? 1 : 0;
   fmt::print("suite: {}\n", out.string());
@@ -389,7 +360,7 @@ int merge_command(const Options& options, bool report_only) {
   fmt::print("tasks: {} ({} correct, {} not run)\n", merged->record.tasks.size(), correct,
              merged->not_run.size());
   fmt::print("report: {}\n", (out / "report.html").string());
-  return merged->not_run.empty() ? kExitOk : kExitFailed;
+  return exit_code;
 }
 
 }  // namespace

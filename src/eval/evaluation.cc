@@ -52,4 +52,11 @@ EvalRequest evaluate_request(const EvalSettings& settings, const std::filesystem
   return request;
 }
 
+EvalRequest scoring_request(const EvalSettings& settings, const std::filesystem::path& task,
+                            const std::filesystem::path& candidate) {
+  EvalRequest request = evaluate_request(settings, task, candidate);
+  if (request.device == Device::kCuda) request.baselines = {"eager", "compile", "cuda_graph"};
+  return request;
+}
+
 }  // namespace kforge::eval

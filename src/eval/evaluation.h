@@ -57,6 +57,11 @@ struct EvalRequest {
 /// caller adds more).
 EvalRequest evaluate_request(const EvalSettings& settings, const std::filesystem::path& task,
                              const std::filesystem::path& candidate);
+/// The request that scores one candidate on its own (`kforge eval`, each file of `kforge suite
+/// eval`): evaluate_request, and on CUDA the three baselines (eager, torch.compile, CUDA graph)
+/// timed beside it. Empty `task` and `candidate` make a template filled in per file.
+EvalRequest scoring_request(const EvalSettings& settings, const std::filesystem::path& task,
+                            const std::filesystem::path& candidate);
 
 /// Latency statistics over the timed trials, in milliseconds.
 struct LatencyStats {

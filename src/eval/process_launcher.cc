@@ -307,7 +307,7 @@ std::optional<std::string> resolve_program(const std::string& program) {
   while (true) {
     std::size_t colon = dirs.find(':');
     std::string dir(dirs.substr(0, colon));
-    if (dir.empty()) dir = ".";
+    if (dir.empty()) dir.push_back('.');  // not `= "."`: g++ 12 -O2 warns -Wrestrict there
     std::string candidate = dir + "/" + program;
     struct stat info {};
     if (::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&

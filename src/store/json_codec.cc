@@ -12,37 +12,12 @@ using nlohmann::json;
 
 namespace {
 
-json optional_number(const std::optional<double>& value) {
-  return value ? number(*value) : json(nullptr);
-}
-
-template <typename T>
-json optional_value(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-template <typename T>
-T read_value(const json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
-  }
-}
-
-std::optional<double> read_optional_number(const json& object, const char* name) {
-  auto it = object.find(name);
-  return it == object.end() ? std::nullopt : read_number(*it);
-}
-
 json stats_json(const std::optional<eval::LatencyStats>& stats) {
   if (!stats) return nullptr;
-  return {{"median_ms", number(stats->median_ms)},
-          {"mean_ms", number(stats->mean_ms)},
-          {"std_ms", number(stats->std_ms)},
-          {"min_ms", number(stats->min_ms)},
+  return {{"median_ms", util::number_json(stats->median_ms)},
+          {"mean_ms", util::number_json(stats->mean_ms)},
+          {"std_ms", util::number_json(stats->std_ms)},
+          {"min_ms", util::number_json(stats->min_ms)},
           {"trials", stats->trials}};
 }
 
@@ -50,11 +25,11 @@ std::optional<eval::LatencyStats> stats_from(const json& object, const char* nam
   auto it = object.find(name);
   if (it == object.end() || !it->is_object()) return std::nullopt;
   eval::LatencyStats stats;
-  stats.median_ms = read_optional_number(*it, "median_ms").value_or(0);
-  stats.mean_ms = read_optional_number(*it, "mean_ms").value_or(0);
-  stats.std_ms = read_optional_number(*it, "std_ms").value_or(0);
-  stats.min_ms = read_optional_number(*it, "min_ms").value_or(0);
-  stats.trials = read_value<int>(*it, "trials", 0);
+  stats.median_ms = util::read_number_field(*it, "median_ms").value_or(0);
+  stats.mean_ms = util::read_number_field(*it, "mean_ms").value_or(0);
+  stats.std_ms = util::read_number_field(*it, "std_ms").value_or(0);
+  stats.min_ms = util::read_number_field(*it, "min_ms").value_or(0);
+  stats.trials = util::value_field<int>(*it, "trials", 0);
   return stats;
 }
 
@@ -71,38 +46,21 @@ std::map<std::string, std::string> string_map(const json& object, const char* na
 
 }  // namespace
 
-json number(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
-}
-
-std::optional<double> read_number(const json& value) {
-  if (value.is_number()) return value.get<double>();
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
-    if (text == "inf") return std::numeric_limits<double>::infinity();
-    if (text == "-inf") return -std::numeric_limits<double>::infinity();
-  }
-  return std::nullopt;
-}
-
 json to_json(const eval::Evaluation& e) {
   json out = {
       {"status", std::string(eval::to_string(e.status))},
       {"error", e.error},
-      {"error_location", optional_value(e.error_location)},
+      {"error_location", util::optional_json(e.error_location)},
       {"reasons", e.reasons},
       {"generalizes", e.generalizes},
-      {"score", optional_number(e.score)},
-      {"speedup_vs_best_baseline", optional_number(e.speedup_vs_best_baseline)},
-      {"launches_per_forward", optional_value(e.launches_per_forward)},
+      {"score", util::number_json(e.score)},
+      {"speedup_vs_best_baseline", util::number_json(e.speedup_vs_best_baseline)},
+      {"launches_per_forward", util::optional_json(e.launches_per_forward)},
       {"device", e.device},
       {"versions", e.versions},
       {"shapes", e.shapes},
-      {"wall_s", number(e.wall_s)},
-      {"timed_s", number(e.timed_s)},
+      {"wall_s", util::number_json(e.wall_s)},
+      {"timed_s", util::number_json(e.timed_s)},
   };
   if (e.correctness) {
     const eval::Correctness& c = *e.correctness;
@@ -110,13 +68,13 @@ json to_json(const eval::Evaluation& e) {
                           {"input_sets", c.input_sets},
                           {"pass_calibrated", c.pass_calibrated},
                           {"pass_kernelbench", c.pass_kernelbench},
-                          {"max_abs_err", number(c.max_abs_err)},
-                          {"mean_abs_err", number(c.mean_abs_err)},
-                          {"max_abs_err_fp64", number(c.max_abs_err_fp64)},
-                          {"mean_abs_err_fp64", number(c.mean_abs_err_fp64)},
-                          {"reference_err_fp64", number(c.reference_err_fp64)},
-                          {"tolerance", number(c.tolerance)},
-                          {"first_failure", optional_value(c.first_failure)}};
+                          {"max_abs_err", util::number_json(c.max_abs_err)},
+                          {"mean_abs_err", util::number_json(c.mean_abs_err)},
+                          {"max_abs_err_fp64", util::number_json(c.max_abs_err_fp64)},
+                          {"mean_abs_err_fp64", util::number_json(c.mean_abs_err_fp64)},
+                          {"reference_err_fp64", util::number_json(c.reference_err_fp64)},
+                          {"tolerance", util::number_json(c.tolerance)},
+                          {"first_failure", util::optional_json(c.first_failure)}};
   } else {
     out["correctness"] = nullptr;
   }
@@ -137,8 +95,8 @@ json to_json(const eval::Evaluation& e) {
   json kernels = json::array();
   for (const eval::KernelSeen& k : e.kernels)
     kernels.push_back({{"name", k.name},
-                       {"calls_per_forward", number(k.calls_per_forward)},
-                       {"time_share", number(k.time_share)},
+                       {"calls_per_forward", util::number_json(k.calls_per_forward)},
+                       {"time_share", util::number_json(k.time_share)},
                        {"own", k.own}});
   out["kernels"] = kernels;
   return out;
@@ -154,30 +112,30 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
   e.error = util::string_field(j, "error");
   if (auto it = j.find("error_location"); it != j.end() && it->is_string())
     e.error_location = it->get<std::string>();
-  e.reasons = read_value<std::vector<std::string>>(j, "reasons", {});
+  e.reasons = util::value_field<std::vector<std::string>>(j, "reasons", {});
   e.generalizes = util::string_field(j, "generalizes", "unknown");
-  e.score = read_optional_number(j, "score");
-  e.speedup_vs_best_baseline = read_optional_number(j, "speedup_vs_best_baseline");
+  e.score = util::read_number_field(j, "score");
+  e.speedup_vs_best_baseline = util::read_number_field(j, "speedup_vs_best_baseline");
   e.launches_per_forward = util::optional_number_field<int>(j, "launches_per_forward");
   e.device = string_map(j, "device");
   e.versions = string_map(j, "versions");
   if (auto it = j.find("shapes"); it != j.end() && it->is_object())
     for (const auto& [key, value] : it->items())
-      if (auto v = read_number(value)) e.shapes[key] = *v;
-  e.wall_s = read_optional_number(j, "wall_s").value_or(0);
-  e.timed_s = read_optional_number(j, "timed_s").value_or(0);
+      if (auto v = util::read_number(value)) e.shapes[key] = *v;
+  e.wall_s = util::read_number_field(j, "wall_s").value_or(0);
+  e.timed_s = util::read_number_field(j, "timed_s").value_or(0);
   if (auto it = j.find("correctness"); it != j.end() && it->is_object()) {
     eval::Correctness c;
     c.precision = util::string_field(*it, "precision");
-    c.input_sets = read_value<int>(*it, "input_sets", 0);
-    c.pass_calibrated = read_value<bool>(*it, "pass_calibrated", false);
-    c.pass_kernelbench = read_value<bool>(*it, "pass_kernelbench", false);
-    c.max_abs_err = read_optional_number(*it, "max_abs_err").value_or(0);
-    c.mean_abs_err = read_optional_number(*it, "mean_abs_err").value_or(0);
-    c.max_abs_err_fp64 = read_optional_number(*it, "max_abs_err_fp64").value_or(0);
-    c.mean_abs_err_fp64 = read_optional_number(*it, "mean_abs_err_fp64").value_or(0);
-    c.reference_err_fp64 = read_optional_number(*it, "reference_err_fp64").value_or(0);
-    c.tolerance = read_optional_number(*it, "tolerance").value_or(0);
+    c.input_sets = util::value_field<int>(*it, "input_sets", 0);
+    c.pass_calibrated = util::value_field<bool>(*it, "pass_calibrated", false);
+    c.pass_kernelbench = util::value_field<bool>(*it, "pass_kernelbench", false);
+    c.max_abs_err = util::read_number_field(*it, "max_abs_err").value_or(0);
+    c.mean_abs_err = util::read_number_field(*it, "mean_abs_err").value_or(0);
+    c.max_abs_err_fp64 = util::read_number_field(*it, "max_abs_err_fp64").value_or(0);
+    c.mean_abs_err_fp64 = util::read_number_field(*it, "mean_abs_err_fp64").value_or(0);
+    c.reference_err_fp64 = util::read_number_field(*it, "reference_err_fp64").value_or(0);
+    c.tolerance = util::read_number_field(*it, "tolerance").value_or(0);
     if (auto f = it->find("first_failure"); f != it->end() && f->is_string())
       c.first_failure = f->get<std::string>();
     e.correctness = c;
@@ -188,8 +146,8 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
     n.reference = util::string_field(*it, "reference");
     if (auto s = it->find("summary"); s != it->end() && s->is_string())
       n.summary = s->get<std::string>();
-    n.lowered = read_value<bool>(*it, "lowered", false);
-    n.evidence = read_value<std::vector<std::string>>(*it, "evidence", {});
+    n.lowered = util::value_field<bool>(*it, "lowered", false);
+    n.evidence = util::value_field<std::vector<std::string>>(*it, "evidence", {});
     e.numerics = n;
   }
   if (auto it = j.find("timing"); it != j.end() && it->is_object()) {
@@ -200,9 +158,10 @@ util::Result<eval::Evaluation> evaluation_from_json(const json& j) {
   }
   if (auto it = j.find("kernels"); it != j.end() && it->is_array())
     for (const json& k : *it)
-      e.kernels.push_back(
-          {util::string_field(k, "name"), read_optional_number(k, "calls_per_forward").value_or(0),
-           read_optional_number(k, "time_share").value_or(0), read_value<bool>(k, "own", false)});
+      e.kernels.push_back({util::string_field(k, "name"),
+                           util::read_number_field(k, "calls_per_forward").value_or(0),
+                           util::read_number_field(k, "time_share").value_or(0),
+                           util::value_field<bool>(k, "own", false)});
   e.raw_json = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return e;
 }
@@ -219,7 +178,7 @@ json to_json(const analysis::Report& report) {
                            {"fix_hint", d.fix_hint}});
   return {{"kernel_type", report.kernel_type},
           {"persistent", report.persistent},
-          {"launches_per_forward", optional_value(report.launches_per_forward)},
+          {"launches_per_forward", util::optional_json(report.launches_per_forward)},
           {"diagnostics", diagnostics}};
 }
 
@@ -227,7 +186,7 @@ util::Result<analysis::Report> report_from_json(const json& j) {
   if (!j.is_object()) return util::fail("failed to read analysis: not a JSON object");
   analysis::Report report;
   report.kernel_type = util::string_field(j, "kernel_type", "unknown");
-  report.persistent = read_value<bool>(j, "persistent", false);
+  report.persistent = util::value_field<bool>(j, "persistent", false);
   report.launches_per_forward = util::optional_number_field<int>(j, "launches_per_forward");
   if (auto it = j.find("diagnostics"); it != j.end() && it->is_array())
     for (const json& d : *it) {
@@ -238,8 +197,8 @@ util::Result<analysis::Report> report_from_json(const json& j) {
                             : severity == "warning" ? analysis::Severity::kWarning
                                                     : analysis::Severity::kNote;
       diagnostic.location.file = util::string_field(d, "file");
-      diagnostic.location.line = read_value<std::size_t>(d, "line", 0);
-      diagnostic.location.column = read_value<std::size_t>(d, "column", 0);
+      diagnostic.location.line = util::value_field<std::size_t>(d, "line", 0);
+      diagnostic.location.column = util::value_field<std::size_t>(d, "column", 0);
       diagnostic.message = util::string_field(d, "message");
       diagnostic.fix_hint = util::string_field(d, "fix_hint");
       report.diagnostics.push_back(std::move(diagnostic));
@@ -257,8 +216,8 @@ json to_json(const llm::ChatReply& reply) {
             {"completion_tokens", reply.usage.completion_tokens},
             {"reasoning_tokens", reply.usage.reasoning_tokens},
             {"cached_tokens", reply.usage.cached_tokens}}},
-          {"latency_s", number(reply.latency_s)},
-          {"cost_usd", number(reply.cost_usd)}};
+          {"latency_s", util::number_json(reply.latency_s)},
+          {"cost_usd", util::number_json(reply.cost_usd)}};
 }
 
 util::Result<llm::ChatReply> reply_from_json(const json& j) {
@@ -268,15 +227,15 @@ util::Result<llm::ChatReply> reply_from_json(const json& j) {
   reply.content = util::string_field(j, "content");
   reply.reasoning = util::string_field(j, "reasoning");
   reply.finish_reason = util::string_field(j, "finish_reason");
-  reply.truncated = read_value<bool>(j, "truncated", false);
+  reply.truncated = util::value_field<bool>(j, "truncated", false);
   if (auto it = j.find("usage"); it != j.end() && it->is_object()) {
-    reply.usage.prompt_tokens = read_value<std::int64_t>(*it, "prompt_tokens", 0);
-    reply.usage.completion_tokens = read_value<std::int64_t>(*it, "completion_tokens", 0);
-    reply.usage.reasoning_tokens = read_value<std::int64_t>(*it, "reasoning_tokens", 0);
-    reply.usage.cached_tokens = read_value<std::int64_t>(*it, "cached_tokens", 0);
+    reply.usage.prompt_tokens = util::value_field<std::int64_t>(*it, "prompt_tokens", 0);
+    reply.usage.completion_tokens = util::value_field<std::int64_t>(*it, "completion_tokens", 0);
+    reply.usage.reasoning_tokens = util::value_field<std::int64_t>(*it, "reasoning_tokens", 0);
+    reply.usage.cached_tokens = util::value_field<std::int64_t>(*it, "cached_tokens", 0);
   }
-  reply.latency_s = read_optional_number(j, "latency_s").value_or(0);
-  reply.cost_usd = read_optional_number(j, "cost_usd").value_or(0);
+  reply.latency_s = util::read_number_field(j, "latency_s").value_or(0);
+  reply.cost_usd = util::read_number_field(j, "cost_usd").value_or(0);
   return reply;
 }
 
@@ -317,25 +276,25 @@ RunConfig config_from(const json& j) {
   c.model = util::string_field(j, "model");
   c.base_url = util::string_field(j, "base_url");
   c.device = util::string_field(j, "device", c.device);
-  c.shrink = read_value<bool>(j, "shrink", c.shrink);
+  c.shrink = util::value_field<bool>(j, "shrink", c.shrink);
   c.precision = util::string_field(j, "precision", c.precision);
   c.numerics = util::string_field(j, "numerics", c.numerics);
   c.target_gpu = util::string_field(j, "target_gpu", c.target_gpu);
-  c.input_sets = read_value<int>(j, "input_sets", c.input_sets);
-  c.trials = read_value<int>(j, "trials", c.trials);
-  c.warmup = read_value<int>(j, "warmup", c.warmup);
-  c.flush_l2 = read_value<bool>(j, "flush_l2", c.flush_l2);
-  c.timeout_s = read_value<double>(j, "timeout_s", c.timeout_s);
-  c.allow_pytorch_only = read_value<bool>(j, "allow_pytorch_only", c.allow_pytorch_only);
-  c.seeds = read_value<int>(j, "seeds", c.seeds);
-  c.repairs = read_value<int>(j, "repairs", c.repairs);
-  c.budget_tokens = read_value<std::int64_t>(j, "budget_tokens", c.budget_tokens);
-  c.max_candidates = read_value<int>(j, "max_candidates", c.max_candidates);
-  c.time_limit_s = read_value<double>(j, "time_limit_s", c.time_limit_s);
-  c.analysis_threshold = read_value<double>(j, "analysis_threshold", c.analysis_threshold);
+  c.input_sets = util::value_field<int>(j, "input_sets", c.input_sets);
+  c.trials = util::value_field<int>(j, "trials", c.trials);
+  c.warmup = util::value_field<int>(j, "warmup", c.warmup);
+  c.flush_l2 = util::value_field<bool>(j, "flush_l2", c.flush_l2);
+  c.timeout_s = util::value_field<double>(j, "timeout_s", c.timeout_s);
+  c.allow_pytorch_only = util::value_field<bool>(j, "allow_pytorch_only", c.allow_pytorch_only);
+  c.seeds = util::value_field<int>(j, "seeds", c.seeds);
+  c.repairs = util::value_field<int>(j, "repairs", c.repairs);
+  c.budget_tokens = util::value_field<std::int64_t>(j, "budget_tokens", c.budget_tokens);
+  c.max_candidates = util::value_field<int>(j, "max_candidates", c.max_candidates);
+  c.time_limit_s = util::value_field<double>(j, "time_limit_s", c.time_limit_s);
+  c.analysis_threshold = util::value_field<double>(j, "analysis_threshold", c.analysis_threshold);
   c.analysis = util::string_field(j, "analysis", c.analysis);
-  c.guard = read_value<bool>(j, "guard", c.guard);
-  c.tuning = read_value<bool>(j, "tuning", c.tuning);
+  c.guard = util::value_field<bool>(j, "guard", c.guard);
+  c.tuning = util::value_field<bool>(j, "tuning", c.tuning);
   c.prompts_dir = util::string_field(j, "prompts_dir");
   return c;
 }
@@ -343,15 +302,15 @@ RunConfig config_from(const json& j) {
 json candidate_json(const CandidateRecord& c) {
   return {{"id", c.id},
           {"stage", c.stage},
-          {"parent", optional_value(c.parent)},
+          {"parent", util::optional_json(c.parent)},
           {"key", c.key},
           {"file", c.file},
           {"status", c.status},
-          {"score", optional_number(c.score)},
-          {"latency_ms", optional_number(c.latency_ms)},
-          {"eager_ms", optional_number(c.eager_ms)},
-          {"max_abs_err", optional_number(c.max_abs_err)},
-          {"launches_per_forward", optional_value(c.launches_per_forward)},
+          {"score", util::number_json(c.score)},
+          {"latency_ms", util::number_json(c.latency_ms)},
+          {"eager_ms", util::number_json(c.eager_ms)},
+          {"max_abs_err", util::number_json(c.max_abs_err)},
+          {"launches_per_forward", util::optional_json(c.launches_per_forward)},
           {"numerics", c.numerics},
           {"error_head", c.error_head},
           {"kernel_type", c.kernel_type},
@@ -363,24 +322,24 @@ json candidate_json(const CandidateRecord& c) {
 
 CandidateRecord candidate_from(const json& j) {
   CandidateRecord c;
-  c.id = read_value<int>(j, "id", 0);
+  c.id = util::value_field<int>(j, "id", 0);
   c.stage = util::string_field(j, "stage");
   c.parent = util::optional_number_field<int>(j, "parent");
   c.key = util::string_field(j, "key");
   c.file = util::string_field(j, "file");
   c.status = util::string_field(j, "status");
-  c.score = read_optional_number(j, "score");
-  c.latency_ms = read_optional_number(j, "latency_ms");
-  c.eager_ms = read_optional_number(j, "eager_ms");
-  c.max_abs_err = read_optional_number(j, "max_abs_err");
+  c.score = util::read_number_field(j, "score");
+  c.latency_ms = util::read_number_field(j, "latency_ms");
+  c.eager_ms = util::read_number_field(j, "eager_ms");
+  c.max_abs_err = util::read_number_field(j, "max_abs_err");
   c.launches_per_forward = util::optional_number_field<int>(j, "launches_per_forward");
   c.numerics = util::string_field(j, "numerics");
   c.error_head = util::string_field(j, "error_head");
   c.kernel_type = util::string_field(j, "kernel_type");
-  c.persistent = read_value<bool>(j, "persistent", false);
+  c.persistent = util::value_field<bool>(j, "persistent", false);
   c.note = util::string_field(j, "note");
-  c.prompt_tokens = read_value<std::int64_t>(j, "prompt_tokens", 0);
-  c.completion_tokens = read_value<std::int64_t>(j, "completion_tokens", 0);
+  c.prompt_tokens = util::value_field<std::int64_t>(j, "prompt_tokens", 0);
+  c.completion_tokens = util::value_field<std::int64_t>(j, "completion_tokens", 0);
   return c;
 }
 
@@ -397,13 +356,13 @@ json to_json(const RunRecord& run) {
                       {"completion_tokens", t.completion_tokens},
                       {"reasoning_tokens", t.reasoning_tokens},
                       {"cached_tokens", t.cached_tokens},
-                      {"cost_usd", number(t.cost_usd)}});
+                      {"cost_usd", util::number_json(t.cost_usd)}});
   json baselines = nullptr;
   if (run.baselines) {
     auto fastest = run.baselines->best();
-    baselines = {{"eager_ms", optional_number(run.baselines->eager_ms)},
-                 {"compile_ms", optional_number(run.baselines->compile_ms)},
-                 {"cuda_graph_ms", optional_number(run.baselines->cuda_graph_ms)},
+    baselines = {{"eager_ms", util::number_json(run.baselines->eager_ms)},
+                 {"compile_ms", util::number_json(run.baselines->compile_ms)},
+                 {"cuda_graph_ms", util::number_json(run.baselines->cuda_graph_ms)},
                  {"best", fastest ? json(fastest->first) : json(nullptr)},
                  {"errors", run.baselines->errors}};
   }
@@ -416,15 +375,15 @@ json to_json(const RunRecord& run) {
     for (const RankedCandidate& e : run.rank->entries)
       entries.push_back({{"id", e.id},
                          {"status", e.status},
-                         {"score", optional_number(e.score)},
-                         {"latency_ms", optional_number(e.latency_ms)},
-                         {"max_abs_err", optional_number(e.max_abs_err)},
+                         {"score", util::number_json(e.score)},
+                         {"latency_ms", util::number_json(e.latency_ms)},
+                         {"max_abs_err", util::number_json(e.max_abs_err)},
                          {"error_head", e.error_head},
-                         {"eager_ms", optional_number(e.eager_ms)}});
+                         {"eager_ms", util::number_json(e.eager_ms)}});
     rank = {{"device", run.rank->device},
             {"device_name", run.rank->device_name},
             {"ranked_at", run.rank->ranked_at},
-            {"best_id", optional_value(run.rank->best_id)},
+            {"best_id", util::optional_json(run.rank->best_id)},
             {"entries", entries}};
   }
   json best = nullptr;
@@ -436,7 +395,7 @@ json to_json(const RunRecord& run) {
           {"task_name", run.task_name},
           {"started_at", run.started_at},
           {"updated_at", run.updated_at},
-          {"elapsed_s", number(run.elapsed_s)},
+          {"elapsed_s", util::number_json(run.elapsed_s)},
           {"state", run.state},
           {"stop_reason", run.stop_reason},
           {"device", run.device},
@@ -445,7 +404,7 @@ json to_json(const RunRecord& run) {
           {"log", run.log},
           {"candidates", candidates},
           {"tokens", tokens},
-          {"best_id", optional_value(run.best_id)},
+          {"best_id", util::optional_json(run.best_id)},
           {"best", best},
           {"ranking", run.ranking},
           {"correct_ids", correct},
@@ -462,23 +421,23 @@ util::Result<RunRecord> run_from_json(const json& j) {
   run.task_name = util::string_field(j, "task_name");
   run.started_at = util::string_field(j, "started_at");
   run.updated_at = util::string_field(j, "updated_at");
-  run.elapsed_s = read_optional_number(j, "elapsed_s").value_or(0);
+  run.elapsed_s = util::read_number_field(j, "elapsed_s").value_or(0);
   run.state = util::string_field(j, "state", "running");
   run.stop_reason = util::string_field(j, "stop_reason");
   run.device = string_map(j, "device");
   run.versions = string_map(j, "versions");
-  run.phases = read_value<std::vector<std::string>>(j, "phases", {});
-  run.log = read_value<std::vector<std::string>>(j, "log", {});
+  run.phases = util::value_field<std::vector<std::string>>(j, "phases", {});
+  run.log = util::value_field<std::vector<std::string>>(j, "log", {});
   if (auto it = j.find("candidates"); it != j.end() && it->is_array())
     for (const json& c : *it) run.candidates.push_back(candidate_from(c));
   if (auto it = j.find("tokens"); it != j.end() && it->is_array())
     for (const json& t : *it)
-      run.tokens.push_back({util::string_field(t, "stage"), read_value<int>(t, "calls", 0),
-                            read_value<std::int64_t>(t, "prompt_tokens", 0),
-                            read_value<std::int64_t>(t, "completion_tokens", 0),
-                            read_value<std::int64_t>(t, "reasoning_tokens", 0),
-                            read_value<std::int64_t>(t, "cached_tokens", 0),
-                            read_optional_number(t, "cost_usd").value_or(0)});
+      run.tokens.push_back({util::string_field(t, "stage"), util::value_field<int>(t, "calls", 0),
+                            util::value_field<std::int64_t>(t, "prompt_tokens", 0),
+                            util::value_field<std::int64_t>(t, "completion_tokens", 0),
+                            util::value_field<std::int64_t>(t, "reasoning_tokens", 0),
+                            util::value_field<std::int64_t>(t, "cached_tokens", 0),
+                            util::read_number_field(t, "cost_usd").value_or(0)});
   run.best_id = util::optional_number_field<int>(j, "best_id");
   run.ranking = util::string_field(j, "ranking");
   if (auto it = j.find("rank"); it != j.end() && it->is_object()) {
@@ -490,17 +449,17 @@ util::Result<RunRecord> run_from_json(const json& j) {
     if (auto entries = it->find("entries"); entries != it->end() && entries->is_array())
       for (const json& e : *entries)
         rank.entries.push_back(
-            {read_value<int>(e, "id", 0), util::string_field(e, "status"),
-             read_optional_number(e, "score"), read_optional_number(e, "latency_ms"),
-             read_optional_number(e, "max_abs_err"), util::string_field(e, "error_head"),
-             read_optional_number(e, "eager_ms")});
+            {util::value_field<int>(e, "id", 0), util::string_field(e, "status"),
+             util::read_number_field(e, "score"), util::read_number_field(e, "latency_ms"),
+             util::read_number_field(e, "max_abs_err"), util::string_field(e, "error_head"),
+             util::read_number_field(e, "eager_ms")});
     run.rank = std::move(rank);
   }
   if (auto it = j.find("baselines"); it != j.end() && it->is_object()) {
     RunBaselines baselines;
-    baselines.eager_ms = read_optional_number(*it, "eager_ms");
-    baselines.compile_ms = read_optional_number(*it, "compile_ms");
-    baselines.cuda_graph_ms = read_optional_number(*it, "cuda_graph_ms");
+    baselines.eager_ms = util::read_number_field(*it, "eager_ms");
+    baselines.compile_ms = util::read_number_field(*it, "compile_ms");
+    baselines.cuda_graph_ms = util::read_number_field(*it, "cuda_graph_ms");
     baselines.errors = string_map(*it, "errors");
     run.baselines = std::move(baselines);
   }

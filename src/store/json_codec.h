@@ -25,9 +25,4 @@ util::Result<llm::ChatReply> reply_from_json(const nlohmann::json& json);
 nlohmann::json to_json(const RunRecord& run);
 util::Result<RunRecord> run_from_json(const nlohmann::json& json);
 
-/// A float for JSON: non-finite values travel as "nan", "inf", "-inf" (docs/protocol.md).
-nlohmann::json number(double value);
-/// Reads a number or one of those strings; nullopt for null or anything else.
-std::optional<double> read_number(const nlohmann::json& json);
-
 }  // namespace kforge::store

@@ -124,6 +124,21 @@ util::Result<void> RunStore::write_candidate_record(
       path, body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
+util::Result<eval::Evaluation> RunStore::read_candidate_evaluation(
+    const CandidateRecord& record) const {
+  std::filesystem::path path = dir_ / record.file;
+  path.replace_extension(".json");
+  auto text = util::read_file(path);
+  if (!text) return util::fail("failed to read {}: cannot open", path.string());
+  json parsed = json::parse(*text, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object())
+    return util::fail("failed to read {}: invalid JSON", path.string());
+  auto evaluation = evaluation_from_json(parsed.value("evaluation", json()));
+  if (!evaluation)
+    return std::unexpected(evaluation.error().context("failed to read {}", path.string()));
+  return evaluation;
+}
+
 util::Result<void> RunStore::write_run(const RunRecord& run) {
   return write_file_atomically(
       dir_ / "run.json",

@@ -54,6 +54,9 @@ class RunStore {
                                             const eval::Evaluation& evaluation,
                                             const std::optional<analysis::Report>& report,
                                             const std::map<std::string, std::string>& diagnosis);
+  /// The whole evaluation kept beside candidate `record`'s file (its candidates/<n>_<stage>.json,
+  /// as write_candidate_record wrote it). Errors: no such file, or no evaluation in it.
+  util::Result<eval::Evaluation> read_candidate_evaluation(const CandidateRecord& record) const;
   util::Result<void> write_run(const RunRecord& run);
   util::Result<RunRecord> read_run() const;
   util::Result<void> write_best(std::string_view source);

@@ -22,7 +22,7 @@ SuiteConfig config() {
   c.mode = "eval";
   c.task_ids = {"a", "b", "c"};
   c.task_paths = {"/t/a.py", "/t/b.py", "/t/c.py"};
-  c.device = "cpu";
+  c.settings.device = eval::Device::kCpu;
   return c;
 }
 

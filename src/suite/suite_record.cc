@@ -1,8 +1,8 @@
 #include "suite/suite_record.h"
 
-#include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
+
+#include "util/json_fields.h"
 
 namespace kforge::suite {
 
@@ -10,53 +10,38 @@ namespace {
 
 using nlohmann::json;
 
-json number(const std::optional<double>& value) {
-  if (!value) return nullptr;
-  if (std::isnan(*value)) return "nan";
-  if (std::isinf(*value)) return *value > 0 ? "inf" : "-inf";
-  return *value;
-}
-
-std::optional<double> read_number(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end()) return std::nullopt;
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) {
-    const std::string& text = it->get_ref<const std::string&>();
-    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
-    if (text == "inf") return std::numeric_limits<double>::infinity();
-    if (text == "-inf") return -std::numeric_limits<double>::infinity();
-  }
-  return std::nullopt;
-}
-
-template <typename T>
-T read(const json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
-  }
-}
-
-std::optional<bool> read_flag(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end() || !it->is_boolean()) return std::nullopt;
-  return it->get<bool>();
-}
-
-json flag(const std::optional<bool>& value) {
-  if (!value) return nullptr;
-  return *value;
-}
-
 util::Result<json> parse_object(std::string_view text, std::string_view what) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     return util::fail("failed to parse {}: not a JSON object", what);
   return j;
+}
+
+/// The evaluation settings of a suite config; a field absent (a journal of an older kforge)
+/// keeps its default.
+util::Result<eval::EvalSettings> decode_settings(const json& j) {
+  eval::EvalSettings s;
+  const eval::EvalSettings& d = eval::kDefaultEvalSettings;
+  auto device =
+      eval::parse_device(util::string_field(j, "device", std::string(eval::device_name(d.device))));
+  if (!device) return std::unexpected(device.error().context("device"));
+  s.device = *device;
+  auto precision = eval::parse_precision(
+      util::string_field(j, "precision", std::string(eval::precision_name(d.precision))));
+  if (!precision) return std::unexpected(precision.error().context("precision"));
+  s.precision = *precision;
+  auto numerics = eval::parse_numerics(
+      util::string_field(j, "numerics", std::string(eval::to_string(d.numerics))));
+  if (!numerics) return std::unexpected(numerics.error().context("numerics"));
+  s.numerics = *numerics;
+  s.shrink = util::value_field<bool>(j, "shrink", d.shrink);
+  s.input_sets = util::value_field<int>(j, "input_sets", d.input_sets);
+  s.trials = util::value_field<int>(j, "trials", d.trials);
+  s.warmup = util::value_field<int>(j, "warmup", d.warmup);
+  s.flush_l2 = util::value_field<bool>(j, "flush_l2", d.flush_l2);
+  s.timeout_s = util::value_field<double>(j, "timeout_s", d.timeout_s);
+  s.allow_pytorch_only = util::value_field<bool>(j, "allow_pytorch_only", d.allow_pytorch_only);
+  return s;
 }
 
 }  // namespace
@@ -76,9 +61,16 @@ std::string encode_config(const SuiteConfig& c) {
             {"task_ids", c.task_ids},
             {"task_paths", c.task_paths},
             {"candidates_dir", c.candidates_dir},
-            {"device", c.device},
-            {"shrink", c.shrink},
-            {"precision", c.precision},
+            {"device", std::string(eval::device_name(c.settings.device))},
+            {"shrink", c.settings.shrink},
+            {"precision", std::string(eval::precision_name(c.settings.precision))},
+            {"numerics", std::string(eval::to_string(c.settings.numerics))},
+            {"input_sets", c.settings.input_sets},
+            {"trials", c.settings.trials},
+            {"warmup", c.settings.warmup},
+            {"flush_l2", c.settings.flush_l2},
+            {"timeout_s", c.settings.timeout_s},
+            {"allow_pytorch_only", c.settings.allow_pytorch_only},
             {"gpus", c.gpus},
             {"shards", c.shards},
             {"provider", c.provider},
@@ -99,30 +91,31 @@ util::Result<SuiteConfig> decode_config(std::string_view text) {
   if (!parsed) return std::unexpected(parsed.error());
   const json& j = *parsed;
   SuiteConfig c;
-  c.mode = read<std::string>(j, "mode", "");
-  c.task_ids = read<std::vector<std::string>>(j, "task_ids", {});
-  c.task_paths = read<std::vector<std::string>>(j, "task_paths", {});
+  c.mode = util::string_field(j, "mode");
+  c.task_ids = util::value_field<std::vector<std::string>>(j, "task_ids", {});
+  c.task_paths = util::value_field<std::vector<std::string>>(j, "task_paths", {});
   if (c.mode != "eval" && c.mode != "run")
     return util::fail("failed to parse suite config: mode is {:?}, expected eval or run", c.mode);
   if (c.task_ids.size() != c.task_paths.size())
     return util::fail("failed to parse suite config: {} task ids but {} task paths",
                       c.task_ids.size(), c.task_paths.size());
-  c.candidates_dir = read<std::string>(j, "candidates_dir", "");
-  c.device = read<std::string>(j, "device", "cuda");
-  c.shrink = read<bool>(j, "shrink", false);
-  c.precision = read<std::string>(j, "precision", "calibrated");
-  c.gpus = read<std::vector<int>>(j, "gpus", {});
-  c.shards = read<int>(j, "shards", 1);
-  c.provider = read<std::string>(j, "provider", "");
-  c.model = read<std::string>(j, "model", "");
-  c.task_budget_tokens = read<std::int64_t>(j, "task_budget_tokens", 0);
-  c.task_budget_usd = read<double>(j, "task_budget_usd", 0);
-  c.task_time_limit_s = read<double>(j, "task_time_limit_s", 0);
-  c.budget_tokens = read<std::int64_t>(j, "budget_tokens", 0);
-  c.budget_usd = read<double>(j, "budget_usd", 0);
-  c.time_limit_s = read<double>(j, "time_limit_s", 0);
-  c.created_at = read<std::string>(j, "created_at", "");
-  c.kforge_version = read<std::string>(j, "kforge_version", "");
+  c.candidates_dir = util::string_field(j, "candidates_dir");
+  if (auto settings = decode_settings(j); settings)
+    c.settings = *settings;
+  else
+    return std::unexpected(settings.error().context("failed to parse suite config"));
+  c.gpus = util::value_field<std::vector<int>>(j, "gpus", {});
+  c.shards = util::value_field<int>(j, "shards", 1);
+  c.provider = util::string_field(j, "provider");
+  c.model = util::string_field(j, "model");
+  c.task_budget_tokens = util::value_field<std::int64_t>(j, "task_budget_tokens", 0);
+  c.task_budget_usd = util::value_field<double>(j, "task_budget_usd", 0);
+  c.task_time_limit_s = util::value_field<double>(j, "task_time_limit_s", 0);
+  c.budget_tokens = util::value_field<std::int64_t>(j, "budget_tokens", 0);
+  c.budget_usd = util::value_field<double>(j, "budget_usd", 0);
+  c.time_limit_s = util::value_field<double>(j, "time_limit_s", 0);
+  c.created_at = util::string_field(j, "created_at");
+  c.kforge_version = util::string_field(j, "kforge_version");
   return c;
 }
 
@@ -133,17 +126,17 @@ std::string encode_task_result(const TaskResult& r) {
             {"candidate", r.candidate},
             {"samples", r.samples},
             {"correct_samples", r.correct_samples},
-            {"pass_calibrated", flag(r.pass_calibrated)},
-            {"pass_kernelbench", flag(r.pass_kernelbench)},
+            {"pass_calibrated", util::optional_json(r.pass_calibrated)},
+            {"pass_kernelbench", util::optional_json(r.pass_kernelbench)},
             {"generalizes", r.generalizes},
-            {"max_abs_err", number(r.max_abs_err)},
-            {"best_ms", number(r.best_ms)},
-            {"eager_ms", number(r.eager_ms)},
-            {"compile_ms", number(r.compile_ms)},
-            {"cuda_graph_ms", number(r.cuda_graph_ms)},
-            {"speedup_eager", number(r.speedup("eager"))},
-            {"speedup_compile", number(r.speedup("compile"))},
-            {"speedup_cuda_graph", number(r.speedup("cuda_graph"))},
+            {"max_abs_err", util::number_json(r.max_abs_err)},
+            {"best_ms", util::number_json(r.best_ms)},
+            {"eager_ms", util::number_json(r.eager_ms)},
+            {"compile_ms", util::number_json(r.compile_ms)},
+            {"cuda_graph_ms", util::number_json(r.cuda_graph_ms)},
+            {"speedup_eager", util::number_json(r.speedup("eager"))},
+            {"speedup_compile", util::number_json(r.speedup("compile"))},
+            {"speedup_cuda_graph", util::number_json(r.speedup("cuda_graph"))},
             {"reasons", r.reasons},
             {"error_head", r.error_head},
             {"tokens", r.tokens},
@@ -161,31 +154,31 @@ util::Result<TaskResult> decode_task_result(std::string_view text) {
   if (!parsed) return std::unexpected(parsed.error());
   const json& j = *parsed;
   TaskResult r;
-  r.id = read<std::string>(j, "id", "");
-  r.status = read<std::string>(j, "status", "");
+  r.id = util::string_field(j, "id");
+  r.status = util::string_field(j, "status");
   if (r.id.empty() || r.status.empty())
     return util::fail("failed to parse task result: no id or no status");
-  r.task = read<std::string>(j, "task", "");
-  r.candidate = read<std::string>(j, "candidate", "");
-  r.samples = read<int>(j, "samples", 0);
-  r.correct_samples = read<int>(j, "correct_samples", 0);
-  r.pass_calibrated = read_flag(j, "pass_calibrated");
-  r.pass_kernelbench = read_flag(j, "pass_kernelbench");
-  r.generalizes = read<std::string>(j, "generalizes", "");
-  r.max_abs_err = read_number(j, "max_abs_err");
-  r.best_ms = read_number(j, "best_ms");
-  r.eager_ms = read_number(j, "eager_ms");
-  r.compile_ms = read_number(j, "compile_ms");
-  r.cuda_graph_ms = read_number(j, "cuda_graph_ms");
-  r.reasons = read<std::vector<std::string>>(j, "reasons", {});
-  r.error_head = read<std::string>(j, "error_head", "");
-  r.tokens = read<std::int64_t>(j, "tokens", 0);
-  r.cost_usd = read<double>(j, "cost_usd", 0);
-  r.wall_s = read<double>(j, "wall_s", 0);
-  r.run_dir = read<std::string>(j, "run_dir", "");
-  r.note = read<std::string>(j, "note", "");
-  r.gpu = read<int>(j, "gpu", -1);
-  r.shard = read<int>(j, "shard", 0);
+  r.task = util::string_field(j, "task");
+  r.candidate = util::string_field(j, "candidate");
+  r.samples = util::value_field<int>(j, "samples", 0);
+  r.correct_samples = util::value_field<int>(j, "correct_samples", 0);
+  r.pass_calibrated = util::optional_bool_field(j, "pass_calibrated");
+  r.pass_kernelbench = util::optional_bool_field(j, "pass_kernelbench");
+  r.generalizes = util::string_field(j, "generalizes");
+  r.max_abs_err = util::read_number_field(j, "max_abs_err");
+  r.best_ms = util::read_number_field(j, "best_ms");
+  r.eager_ms = util::read_number_field(j, "eager_ms");
+  r.compile_ms = util::read_number_field(j, "compile_ms");
+  r.cuda_graph_ms = util::read_number_field(j, "cuda_graph_ms");
+  r.reasons = util::value_field<std::vector<std::string>>(j, "reasons", {});
+  r.error_head = util::string_field(j, "error_head");
+  r.tokens = util::value_field<std::int64_t>(j, "tokens", 0);
+  r.cost_usd = util::value_field<double>(j, "cost_usd", 0);
+  r.wall_s = util::value_field<double>(j, "wall_s", 0);
+  r.run_dir = util::string_field(j, "run_dir");
+  r.note = util::string_field(j, "note");
+  r.gpu = util::value_field<int>(j, "gpu", -1);
+  r.shard = util::value_field<int>(j, "shard", 0);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/eval_settings.h"
 #include "util/error.h"
 
 namespace kforge::suite {
@@ -18,9 +19,9 @@ struct SuiteConfig {
   std::vector<std::string> task_ids;
   std::vector<std::string> task_paths;
   std::string candidates_dir;  // eval only
-  std::string device = "cuda";
-  bool shrink = false;
-  std::string precision = "calibrated";
+  /// How every candidate is checked and timed (cli::read_eval_settings), recorded so that a
+  /// resumed shard evaluates as the first one did.
+  eval::EvalSettings settings;
   std::vector<int> gpus;
   int shards = 1;
   std::string provider;  // run only

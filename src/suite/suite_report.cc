@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/line_chart.h"
+#include "report/markdown_table.h"
 #include "report/svg_chart.h"
 #include "store/run_store.h"
 #include "suite/fast_p.h"
@@ -100,7 +101,8 @@ Tables make_tables(const SuiteRecord& r) {
   t.facts.emplace_back("tasks", fmt::format("{} ({} correct)", r.tasks.size(), correct));
   if (!c.candidates_dir.empty()) t.facts.emplace_back("candidates", c.candidates_dir);
   if (!c.provider.empty()) t.facts.emplace_back("model", c.provider + " / " + c.model);
-  t.facts.emplace_back("device", c.device + (c.shrink ? " (shrunk shapes)" : ""));
+  t.facts.emplace_back("device", std::string(eval::device_name(c.settings.device)) +
+                                     (c.settings.shrink ? " (shrunk shapes)" : ""));
   if (!c.gpus.empty()) t.facts.emplace_back("gpus", fmt::format("{}", fmt::join(c.gpus, ",")));
   if (c.shards > 1) t.facts.emplace_back("shards", std::to_string(c.shards));
   t.facts.emplace_back("state",
@@ -110,9 +112,11 @@ Tables make_tables(const SuiteRecord& r) {
   if (!t.timed)
     t.facts.emplace_back(
         "timings",
-        fmt::format("none ({}): correctness only; fast_p for p > 0 and speed-ups "
-                    "are {}",
-                    c.device == "cpu" ? "CPU suite" : "no correct task was timed", kNoTimings));
+        fmt::format(
+            "none ({}): correctness only; fast_p for p > 0 and speed-ups "
+            "are {}",
+            c.settings.device == eval::Device::kCpu ? "CPU suite" : "no correct task was timed",
+            kNoTimings));
   t.fast_p_header = {"p"};
   for (const std::string& b : fast_p_baselines())
     t.fast_p_header.push_back("vs " + baseline_title(b));
@@ -153,34 +157,6 @@ Tables make_tables(const SuiteRecord& r) {
   return t;
 }
 
-std::string md_cell(std::string text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|')
-      out += "\\|";
-    else if (ch == '\n')
-      out += ' ';
-    else
-      out += ch;
-  }
-  return out;
-}
-
-std::string md_table(const std::vector<std::string>& header,
-                     const std::vector<std::vector<std::string>>& rows) {
-  std::string out = "|";
-  for (const auto& h : header) out += " " + md_cell(h) + " |";
-  out += "\n|";
-  for (std::size_t i = 0; i < header.size(); ++i) out += "---|";
-  out += "\n";
-  for (const auto& row : rows) {
-    out += "|";
-    for (const auto& cell : row) out += " " + md_cell(cell) + " |";
-    out += "\n";
-  }
-  return out;
-}
-
 std::string html_table(const std::vector<std::string>& header,
                        const std::vector<std::vector<std::string>>& rows, std::string_view cls) {
   std::string out = fmt::format("<table class=\"{}\">\n<tr>", cls);
@@ -200,8 +176,10 @@ report::LineChart fast_p_chart(const SuiteRecord& r) {
   chart.x_label = "p (speed-up threshold)";
   chart.y_label = "fast_p";
   chart.x_marks = {1.0};
-  chart.empty_note = "fast_p for p > 0: unranked / no timings (" +
-                     std::string(r.config.device == "cpu" ? "CPU suite" : "nothing timed") + ")";
+  chart.empty_note =
+      "fast_p for p > 0: unranked / no timings (" +
+      std::string(r.config.settings.device == eval::Device::kCpu ? "CPU suite" : "nothing timed") +
+      ")";
   double x_max = 4;
   for (const std::string& b : fast_p_baselines()) {
     report::Series s{baseline_title(b), baseline_colors().at(b), fast_p_curve(r.tasks, b)};
@@ -274,7 +252,9 @@ SuiteRecord assemble_record(const SuiteConfig& config,
   return record;
 }
 
-std::string render_suite_json(const SuiteRecord& r) {
+namespace {
+
+json suite_json(const SuiteRecord& r) {
   bool timed = has_timings(r.tasks);
   json tasks = json::array();
   for (const TaskResult& t : r.tasks) tasks.push_back(json::parse(encode_task_result(t)));
@@ -314,7 +294,28 @@ std::string render_suite_json(const SuiteRecord& r) {
               {"counts", counts},
               {"failures", failures},
               {"tasks", tasks}};
-  return out.dump(2) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_suite_json(const SuiteRecord& r) {
+  return suite_json(r).dump(2) + "\n";
+}
+
+std::string render_suite_answer(const SuiteRecord& r, const SuiteAnswer& answer) {
+  json out = suite_json(r);
+  out["suite_dir"] = answer.dir.string();
+  out["shard"] = answer.shard;
+  out["shards"] = answer.shards;
+  auto path = [&](std::string_view name) {
+    return answer.reports_written ? json((answer.dir / name).string()) : json(nullptr);
+  };
+  out["suite_json"] = path("suite.json");
+  out["summary"] = path("summary.md");
+  out["report"] = path("report.html");
+  out["exit_code"] = answer.exit_code;
+  return out.dump();
 }
 
 std::string render_suite_markdown(const SuiteRecord& r) {
@@ -324,8 +325,8 @@ std::string render_suite_markdown(const SuiteRecord& r) {
   out +=
       "\n## fast_p\n\nFraction of all tasks (missing and failed ones count) that are correct "
       "and faster than p x the baseline.\n\n";
-  out += md_table(t.fast_p_header, t.fast_p);
-  out += "\n## Tasks\n\n" + md_table(t.tasks_header, t.tasks);
+  out += report::markdown_table(t.fast_p_header, t.fast_p);
+  out += "\n## Tasks\n\n" + report::markdown_table(t.tasks_header, t.tasks);
   out += "\n## Failures by status\n";
   bool any = false;
   for (const auto& [status, group] : by_status(r)) {
@@ -333,7 +334,7 @@ std::string render_suite_markdown(const SuiteRecord& r) {
     any = true;
     out += fmt::format("\n### {} ({})\n\n", status, group.size());
     for (const TaskResult* task : group)
-      out += fmt::format("- {}: {}\n", task->id, md_cell(task->error_head));
+      out += fmt::format("- {}: {}\n", task->id, report::markdown_cell(task->error_head));
   }
   if (!any) out += "\nnone\n";
   return out;

@@ -19,6 +19,19 @@ SuiteRecord assemble_record(const SuiteConfig& config,
 /// torch.compile and CUDA graph; geometric-mean speed-ups; counts by status), every task's row
 /// with its speed-ups, and the failures grouped by status.
 std::string render_suite_json(const SuiteRecord& record);
+/// What `kforge suite ... --json` says beside the record: where the suite is and how it ended.
+struct SuiteAnswer {
+  std::filesystem::path dir;
+  /// False for a shard, which writes no reports (their paths are then null).
+  bool reports_written = true;
+  int shard = 0;
+  int shards = 1;
+  int exit_code = 0;
+};
+/// `kforge suite ... --json`: one line, one object: suite.json's (render_suite_json) with
+/// "suite_dir", "shard", "shards", the paths of "suite_json", "summary" and "report" (null when
+/// not written), and "exit_code".
+std::string render_suite_answer(const SuiteRecord& record, const SuiteAnswer& answer);
 /// summary.md: the same as tables. A suite without timings (CPU) says so and shows fast_p for
 /// p > 0 and speed-ups as "unranked / no timings", never a number.
 std::string render_suite_markdown(const SuiteRecord& record);

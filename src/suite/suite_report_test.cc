@@ -7,12 +7,12 @@
 namespace kforge::suite {
 namespace {
 
-SuiteConfig config(std::string device) {
+SuiteConfig config(eval::Device device) {
   SuiteConfig c;
   c.mode = "eval";
   c.task_ids = {"1_A", "2_B", "3_C", "4_D"};
   c.task_paths = {"/k/1_A.py", "/k/2_B.py", "/k/3_C.py", "/k/4_D.py"};
-  c.device = std::move(device);
+  c.settings.device = device;
   return c;
 }
 
@@ -34,15 +34,15 @@ std::map<std::string, TaskResult> cpu_rows() {
 }
 
 TEST(AssembleRecord, EveryTaskOnceInSuiteOrder) {
-  SuiteRecord r = assemble_record(config("cpu"), cpu_rows(), true);
+  SuiteRecord r = assemble_record(config(eval::Device::kCpu), cpu_rows(), true);
   ASSERT_EQ(r.tasks.size(), 4u);
   EXPECT_EQ(r.tasks[3].id, "4_D");
   EXPECT_EQ(r.tasks[3].status, "not_run");
-  EXPECT_EQ(assemble_record(config("cpu"), cpu_rows(), false).tasks.size(), 3u);
+  EXPECT_EQ(assemble_record(config(eval::Device::kCpu), cpu_rows(), false).tasks.size(), 3u);
 }
 
 TEST(SuiteReport, CpuSuiteSaysUnrankedNeverInventsSpeedups) {
-  SuiteRecord r = assemble_record(config("cpu"), cpu_rows(), true);
+  SuiteRecord r = assemble_record(config(eval::Device::kCpu), cpu_rows(), true);
   std::string md = render_suite_markdown(r);
   EXPECT_NE(md.find("| fast_0 | 0.250 (1/4) | 0.250 (1/4) | 0.250 (1/4) |"), std::string::npos)
       << md;
@@ -69,7 +69,7 @@ TEST(SuiteReport, TimedSuiteHasCurvesAndNumbers) {
   rows["1_A"].eager_ms = 10;
   rows["1_A"].compile_ms = 8;
   rows["1_A"].cuda_graph_ms = 4;
-  SuiteRecord r = assemble_record(config("cuda"), rows, true);
+  SuiteRecord r = assemble_record(config(eval::Device::kCuda), rows, true);
   std::string md = render_suite_markdown(r);
   EXPECT_NE(md.find("| fast_1 | 0.250 (1/4) | 0.250 (1/4) | 0.000 (0/4) |"), std::string::npos)
       << md;

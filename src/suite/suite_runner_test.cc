@@ -74,7 +74,7 @@ Fixture make_fixture(const std::string& name, int n) {
     f.config.task_ids.push_back(t.id);
     f.config.task_paths.push_back(t.path.string());
   }
-  f.config.device = "cuda";
+  f.config.settings.device = eval::Device::kCuda;
   return f;
 }
 

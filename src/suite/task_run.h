@@ -7,6 +7,7 @@
 #include "llm/provider.h"
 #include "prompts/prompt_set.h"
 #include "store/run_record.h"
+#include "store/run_store.h"
 #include "suite/suite_record.h"
 #include "suite/task_list.h"
 #include "util/error.h"
@@ -36,7 +37,8 @@ struct TaskRunContext {
 util::Result<TaskResult> run_task(const SuiteTask& task, const std::filesystem::path& run_dir,
                                   TaskRunContext& context);
 
-/// The row of a finished run record (`run_dir` to read the chosen candidate's verdicts from).
-TaskResult row_from_run(const store::RunRecord& run, const std::filesystem::path& run_dir);
+/// The row of a finished run record (`store`: the run's directory, where the chosen candidate's
+/// verdicts are read from its kept evaluation).
+TaskResult row_from_run(const store::RunRecord& run, const store::RunStore& store);
 
 }  // namespace kforge::suite

@@ -3,7 +3,9 @@
 // Lenient readers of one field of a JSON object, shared by the edges that turn replies into
 // structs where every field is optional (worker facts, run records, model replies).
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -54,6 +56,61 @@ inline const nlohmann::json& array_field(const nlohmann::json& object, std::stri
   static const nlohmann::json empty = nlohmann::json::array();
   auto it = object.find(key);
   return it != object.end() && it->is_array() ? *it : empty;
+}
+
+/// The value at `key` as a `T`; `fallback` when absent, null or not convertible to `T`.
+template <typename T>
+T value_field(const nlohmann::json& object, std::string_view key, T fallback) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return fallback;
+  }
+}
+
+/// The boolean at `key`; nullopt when absent or no boolean.
+inline std::optional<bool> optional_bool_field(const nlohmann::json& object, std::string_view key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
+}
+
+/// `value`, or null for nullopt.
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+/// A float for JSON: non-finite values travel as "nan", "inf", "-inf" (docs/protocol.md).
+inline nlohmann::json number_json(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+/// The same, null for nullopt.
+inline nlohmann::json number_json(const std::optional<double>& value) {
+  return value ? number_json(*value) : nlohmann::json(nullptr);
+}
+
+/// A number or one of number_json's strings; nullopt for null or anything else.
+inline std::optional<double> read_number(const nlohmann::json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (text == "inf") return std::numeric_limits<double>::infinity();
+    if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return std::nullopt;
+}
+
+/// read_number of the field at `key`; nullopt when absent.
+inline std::optional<double> read_number_field(const nlohmann::json& object, std::string_view key) {
+  auto it = object.find(key);
+  return it == object.end() ? std::nullopt : read_number(*it);
 }
 
 /// The strings of the array at `key`, other items skipped.
