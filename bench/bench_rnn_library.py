@@ -151,7 +151,10 @@ def main():
                         help="CPU dry run of the script (TRITON_INTERPRET=1, tiny shapes, no timing)")
     parser.add_argument("--cudnn-tf32", choices=("on", "off"), default=None,
                         help="set torch.backends.cudnn.allow_tf32 (default: PyTorch's, on)")
+    parser.add_argument("--library-tf32", choices=("exact", "follow"), default="exact",
+                        help="the library's mode: exact fp32 (its default) or follow the cuDNN flag")
     args = parser.parse_args()
+    DEFAULT_CONFIG["tf32"] = None if args.library_tf32 == "follow" else False
     if args.cudnn_tf32:
         torch.backends.cudnn.allow_tf32 = args.cudnn_tf32 == "on"
     began = time.time()
@@ -178,6 +181,7 @@ def main():
         task = load_task(os.path.join(args.task_dir, f"{task_name}.py"), shrink=args.cpu_check)
         module, model_new = load_candidate(os.path.join(ROOT, "library", entry, "candidate.py"),
                                            f"library/{entry}/candidate.py")
+        module.RNN_CONFIG["tf32"] = DEFAULT_CONFIG["tf32"]  # --library-tf32
         # the library's precision this run (rnn_common.tf32_mode: the flag, on CUDA only)
         record = {"entry": entry, "tf32": module.tf32_mode(torch.device(DEVICE))}
         if not args.cpu_check:

@@ -191,11 +191,13 @@ def main():
         try:
             flags(True)
             ref_tf32 = run(reference, inputs)
-            if args.cpu_check:   # the flag does nothing on the CPU: force the TF32 path
-                module.RNN_CONFIG["tf32"] = True
+            default_mode = module.RNN_CONFIG["tf32"]   # exact unless configured to follow
+            # follow the flag (the library's opt-in mode); on the CPU the flag does nothing:
+            # force the TF32 path
+            module.RNN_CONFIG["tf32"] = True if args.cpu_check else None
             lib_tf32 = run(candidate, inputs)
             mode_on = lib_mode(candidate)
-            module.RNN_CONFIG["tf32"] = None   # follow the flag again
+            module.RNN_CONFIG["tf32"] = None   # follow the flag (now off)
             emulated = {mode: emulated_outputs(reference, inputs, mode) for mode in EMULATIONS}
             flags(False)
             ref_ieee, lib_ieee = run(reference, inputs), run(candidate, inputs)
@@ -212,7 +214,7 @@ def main():
                 ref64 = output_list(reference64(*[x.double() for x in inputs]), "reference64")
         finally:
             torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
-            module.RNN_CONFIG["tf32"] = None
+            module.RNN_CONFIG["tf32"] = default_mode
         row = {"lib_tf32_vs_ref_tf32": max_err(lib_tf32, ref_tf32),
                "lib_ieee_vs_ref_ieee": max_err(lib_ieee, ref_ieee),
                "lib_tf32_vs_rne": max_err(lib_tf32, emulated["rne"]),

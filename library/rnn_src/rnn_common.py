@@ -19,12 +19,16 @@
 # Under TRITON_INTERPRET=1 (CPU) programs run one after another, so a group has one program
 # (P = 1, no cross-program wait) and groups are numbered layer-major: the same code, no deadlock.
 #
-# Precision follows PyTorch's flag for cuDNN, read on every forward (issue 13): on CUDA with
-# torch.backends.cudnn.allow_tf32 (True by default) every matmul operand (x, h, W_ih, W_hh) is
+# Precision: exact fp32 by default. RNN_CONFIG["tf32"] = None follows PyTorch's flag for cuDNN,
+# read on every forward (issue 13): on CUDA with torch.backends.cudnn.allow_tf32 every matmul
+# operand (x, h, W_ih, W_hh) is
 # rounded to TF32 (10 mantissa bits, round to nearest even) before an exact product accumulated in
 # fp32, as cuDNN's TF32 RNN does (bench/bench_rnn_tf32.py); the gate math and the h/c state stay
 # fp32 (only the operand copy of h is rounded). Flag off, on the CPU or under the interpreter: exact
-# fp32. RNN_CONFIG["tf32"] forces either (the CPU tests run the rounding under the interpreter).
+# fp32. RNN_CONFIG["tf32"] True / False forces either (the CPU tests run the rounding under the
+# interpreter). Exact is the default because following measured 12-14% slower on the H100 (one
+# more barrier and the ring rounding per step) and still missed 1e-4 of cuDNN's TF32 output on
+# the bidirectional GRUs (docs/numerics.md, docs/bench/gpu_h100_20261125b.md).
 
 import math
 import os
@@ -285,21 +289,21 @@ def _sm_count(device):
 # tl.dot precision, written in the kernel's layout) or "torch" (addmm, then a permute copy);
 # gemm_tile = its (BM, BN, BK, num_warps, num_stages); graph = replay the cluster path's launches
 # from a CUDA graph (rnn_forward).
-# tf32 = matmul operands rounded to TF32 (tf32_mode): None follows torch.backends.cudnn.allow_tf32
-# on CUDA (exact on the CPU), True / False force it (True also on the CPU: the tests).
+# tf32 = matmul operands rounded to TF32 (tf32_mode): False (the default) exact fp32, None follows
+# torch.backends.cudnn.allow_tf32 on CUDA (exact on the CPU), True forces it (also on the CPU).
 RNN_CONFIG = {"use_dot": None, "hsb": None, "prec": "ieee", "num_warps": 4,
               "engine": "auto", "batch_groups": None, "ring": 4, "publish": 4, "exchange": None,
               "fuse": True, "profile": False, "gemm": "tf32x3", "gemm_tile": (128, 128, 32, 8, 3),
-              "graph": True, "tf32": None}
+              "graph": True, "tf32": False}
 LAST_KERNEL = []   # the last compiled kernel, for resource reports (registers, spills)
 LAST_PROFILE = []  # profile builds: per launch, [groups, CL, 2, phases] clocks
 PROFILE_PHASES = 7  # rnn_cluster.cu kPhases
 
 
 def tf32_mode(device):
-    """Whether this forward rounds its matmul operands to TF32: as cuDNN's RNN does, on CUDA when
-    torch.backends.cudnn.allow_tf32 allows it (read on every call, so flipping the flag takes
-    effect at the next forward); never on the CPU, unless RNN_CONFIG["tf32"] forces it."""
+    """Whether this forward rounds its matmul operands to TF32. RNN_CONFIG["tf32"] None: as cuDNN's
+    RNN does, on CUDA when torch.backends.cudnn.allow_tf32 allows it (read on every call, so
+    flipping the flag takes effect at the next forward), never on the CPU; True / False force it."""
     forced = RNN_CONFIG["tf32"]
     if forced is not None:
         return bool(forced)

@@ -48,6 +48,8 @@ def cudnn_flag():
 def test_mode_follows_the_cudnn_flag_on_cuda_only(config, cudnn_flag):
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
     torch.backends.cudnn.allow_tf32 = True
+    assert rnn_common.tf32_mode(cuda) is False          # the default: exact whatever the flag
+    config["tf32"] = None                               # opt in: follow cuDNN's flag
     assert rnn_common.tf32_mode(cuda) is True
     assert rnn_common.tf32_mode(cpu) is False           # the CPU path stays exact
     torch.backends.cudnn.allow_tf32 = False             # read at every call
@@ -263,6 +265,7 @@ def test_candidate_follows_the_mode(entry, task_name, cudnn_flag):
             seed_all(FORWARD_SEED)
             return model(*clone_values(inputs))
     outputs = {}
+    module.RNN_CONFIG["tf32"] = None   # follow the flag (opt-in): the CPU path stays exact
     try:
         for flag in (True, False):
             torch.backends.cudnn.allow_tf32 = flag
@@ -270,7 +273,7 @@ def test_candidate_follows_the_mode(entry, task_name, cudnn_flag):
         module.RNN_CONFIG["tf32"] = True
         forced = forward(candidate)
     finally:
-        module.RNN_CONFIG["tf32"] = None
+        module.RNN_CONFIG["tf32"] = False
     assert torch.equal(outputs[True], outputs[False])
     torch.testing.assert_close(outputs[False], forward(reference), atol=2e-5, rtol=1e-5)
     emulated = bench_rnn_tf32.emulated_outputs(reference, inputs, "rne")[0]
