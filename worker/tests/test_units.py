@@ -580,3 +580,19 @@ def test_chunked_comparison_matches_the_whole_one(monkeypatch, chunk):
     assert "the output contains 1 NaN values" in text
     report = result.report()
     assert report["max_abs_err"] != report["max_abs_err"]  # NaN kept in the maximum
+
+
+def test_candidate_environment_is_an_allowlist(tmp_path, monkeypatch):
+    """Only allowlisted names reach the candidate (TEARDOWN_CUPTI among them), never a secret or
+    an unknown name."""
+    from kforge_worker import confinement
+    monkeypatch.setenv("TEARDOWN_CUPTI", "1")
+    monkeypatch.setenv("KFORGE_API_KEY", "sk-canary")
+    monkeypatch.setenv("SOME_UNKNOWN_NAME", "x")
+    scratch, cache = tmp_path / "scratch", tmp_path / "cache"
+    scratch.mkdir()
+    cache.mkdir()
+    env = confinement.environment(str(scratch), str(cache), "cuda", "/worker")
+    assert env["TEARDOWN_CUPTI"] == "1"
+    assert "KFORGE_API_KEY" not in env and "SOME_UNKNOWN_NAME" not in env
+    assert "sk-canary" not in "".join(env.values())
