@@ -57,10 +57,16 @@ def test_resume_after_a_kill_redoes_nothing_that_finished(server, tmp_path):
     assert [c["key"] for c in run["candidates"]] == ["seed1", "seed1.r1", "optimise1",
                                                      "tune_grid", "tune_tiling", "tune_memory"]
     assert [c["id"] for c in run["candidates"]][:2] == [c["id"] for c in first["candidates"]]
-    # CPU mode: unranked; tuning started from the correct candidate with the lowest error.
+    # CPU mode: unranked; tuning started from the correct candidate with the lowest error (the
+    # earlier one on a tie). The errors come from inputs drawn fresh per evaluation, and these
+    # GELUs differ by rounding only, so which one is lowest is read from the run, not assumed.
     assert run["best_id"] is None and run["ranking"] == "unranked"
-    optimise1 = next(c for c in run["candidates"] if c["key"] == "optimise1")
-    assert any(line.startswith(f"tuning: starts from #{optimise1['id']},") for line in run["log"])
+    before_tuning = [c for c in run["candidates"]
+                     if c["key"] in ("seed1", "seed1.r1", "optimise1") and c["status"] == "ok"]
+    assert before_tuning, run["candidates"]
+    start = min(before_tuning, key=lambda c: (c["max_abs_err"], c["id"]))
+    assert any(line.startswith(f"tuning: starts from #{start['id']},") for line in run["log"]), \
+        [line for line in run["log"] if line.startswith("tuning")]
     # Tokens of the replayed calls are still counted: seed + repair + analysis + optimise + 3.
     assert sum(row["calls"] for row in run["tokens"]) == 7
     assert (run_dir / "summary.md").is_file() and not (run_dir / "best.py").exists()
