@@ -205,12 +205,14 @@ def task_bytes(path):
 
 
 def gpu_weight(sizes, budget):
-    """The GPU memory a task is admitted with: about four times its input set and outputs (the
-    judge's input, fp32 and fp64 expected outputs, the shared slot; the baseline's three input
-    sets), plus room for contexts; the whole budget when unknown."""
+    """The GPU memory a task is admitted with: eight times its input set and outputs (the judge's
+    timing sets and their clones, fp32 and fp64 expected outputs, the shared slots, the
+    candidate's own intermediates; the baseline's input sets), plus 6 GiB for the contexts of
+    the worker's processes (judge, two warm candidate processes); the whole budget when
+    unknown. Four times plus 2 GiB ran 4 jobs out of an H100's memory on 2026-11-25."""
     if sizes is None:
         return budget
-    return min(budget, 4 * (sizes[0] + sizes[1]) + 2 * GIB)
+    return min(budget, 8 * (sizes[0] + sizes[1]) + 6 * GIB)
 
 
 class Admission:
