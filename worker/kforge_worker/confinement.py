@@ -41,9 +41,8 @@ ALLOWED_NAMES = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY
                  "TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH",
                  "TRITON_LIBCUDA_PATH", "TRITON_LIBDEVICE_PATH", "TRITON_CUDACRT_PATH",
                  "TRITON_CUDART_PATH",
-                 # Kineto's CUPTI teardown after a profiling session: CUPTI left subscribed slows
-                 # every later launch (pytorch/pytorch#144455), a suspect in the timing-parity
-                 # gap (docs/bench/judge_split.md); passed through so a run can test it
+                 # Kineto's CUPTI teardown after a profiling session (the worker sets 1,
+                 # protocol.prepare_process): CUPTI left subscribed slows every later launch
                  "TEARDOWN_CUPTI",
                  # NVLink multicast stays off (the GPU machines' rule), also for candidates
                  "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"}

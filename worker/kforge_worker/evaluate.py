@@ -449,6 +449,13 @@ class Evaluation:
         if want64 is None:
             self.fp64_missing = True
             want64 = want32
+        if self.device != "cpu" and \
+                tensor_bytes(input_set) + tensor_bytes(want32) > LEAN_SET_BYTES // 2:
+            # The references' temporaries (float64 ones twice the size) stay reserved in this
+            # process's caching allocator; the shared slots (cuMemCreate) and the candidate's
+            # process cannot use that memory. Full-size level1/25_Swish (6 GiB in, 6 out) ran
+            # the candidate out of memory with 55 GiB held here (H100, 2026-11-25).
+            self.torch.cuda.empty_cache()
         return want32, want64
 
     def call(self, slots, input_set, where):
