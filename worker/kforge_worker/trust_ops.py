@@ -214,6 +214,7 @@ def is_recurrent_module(cls):
 # (log_softmax().exp() and softmin(-x) are a softmax; attention with an identity value is one too).
 _FAMILIES = [
     {"softmax", "log_softmax", "softmin", "safe_softmax", "masked_softmax", "softmax_backward_data",
+     "special_softmax", "special_log_softmax",
      "scaled_dot_product_attention", "scaled_dot_product_flash_attention",
      "scaled_dot_product_efficient_attention", "scaled_dot_product_cudnn_attention",
      "scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention_math",
