@@ -269,7 +269,9 @@ class AtenRecorder:
 
     def __init__(self):
         self.names = []
-        self.calls = []   # (canonical name, ATen name, elements of its largest tensor input)
+        # (canonical name, ATen name, elements of its largest tensor input, index of the ATen
+        # call it ran inside or -1: a composite's parts are not counted again)
+        self.calls = []
         self._profile = None
 
     def __enter__(self):
@@ -280,13 +282,18 @@ class AtenRecorder:
 
     def __exit__(self, *exc):
         self._profile.__exit__(*exc)
-        for event in self._profile.events():
+        events = [event for event in self._profile.events() if aten_name(event.name)]
+        index = {id(event): position for position, event in enumerate(events)}
+        for event in events:
             name = aten_name(event.name)
-            if name:
-                self.names.append(name)
-                raw = event.name[len("aten::"):].split(".")[0]
-                shapes = getattr(event, "input_shapes", None) or []
-                self.calls.append((name, raw, max((_numel(s) for s in shapes), default=0)))
+            self.names.append(name)
+            raw = event.name[len("aten::"):].split(".")[0]
+            shapes = getattr(event, "input_shapes", None) or []
+            parent = getattr(event, "cpu_parent", None)
+            while parent is not None and id(parent) not in index:
+                parent = getattr(parent, "cpu_parent", None)
+            self.calls.append((name, raw, max((_numel(s) for s in shapes), default=0),
+                               -1 if parent is None else index[id(parent)]))
         return False
 
 
@@ -361,13 +368,23 @@ class Policy:
         if not getattr(self, "own_work", False) or size <= 0:
             return []
         volume, arithmetic = {}, {}
-        for name, raw, numel in calls:
-            if name in self.ops or not numel:
+        kinds = [compute_class(name, raw) for name, raw, _, _ in calls]
+
+        def inside(position, counted):  # an enclosing call of one of these kinds
+            parent = calls[position][3]
+            while 0 <= parent < position:
+                if kinds[parent] in counted:
+                    return True
+                parent = calls[parent][3]
+            return False
+        for position, (name, raw, numel, _) in enumerate(calls):
+            kind = kinds[position]
+            if name in self.ops or not numel or kind is None:
                 continue
-            kind = compute_class(name, raw)
-            if kind == "arithmetic":
-                arithmetic[name] = arithmetic.get(name, 0) + numel
-            elif kind is not None:
+            if kind == "arithmetic":  # a part of any counted call is that call's work
+                if not inside(position, ("arithmetic", "matmul", "reduction", "math")):
+                    arithmetic[name] = arithmetic.get(name, 0) + numel
+            elif not inside(position, ("matmul", "reduction", "math")):
                 volume[name] = volume.get(name, 0) + numel
         heavy, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
         if heavy >= OWN_WORK_LIMIT:
