@@ -372,6 +372,8 @@ class Guard:
             self._policy = self._record_reference(inputs)
         if self._policy is not None:
             self._add(self._policy.check(ops.names + aten.names, modules.types))
+            if not self.options.get("allow_pytorch_only"):
+                self._add(self._policy.check_own_work(aten.calls, _task_size(inputs, outputs)))
         # Hold these inputs until the next guarded call's inputs exist: the allocator cannot hand
         # the next set the same addresses, so a result cached by address, or a CUDA graph replayed
         # on the old pointers, reads the old values and fails the comparison.
@@ -510,3 +512,11 @@ def _span(tensor):
     """[low, high) bytes of the storage region a tensor can reach."""
     storage = tensor.untyped_storage()
     return storage.data_ptr(), storage.data_ptr() + max(storage.nbytes(), 1)
+
+
+def _task_size(inputs, outputs):
+    """Elements of the largest tensor among a call's inputs and outputs: the scale against which
+    the own-work rule measures what PyTorch computed (trust_ops.Policy.check_own_work)."""
+    import torch
+    items = list(inputs) + (list(outputs) if isinstance(outputs, (list, tuple)) else [outputs])
+    return max((item.numel() for item in items if isinstance(item, torch.Tensor)), default=0)

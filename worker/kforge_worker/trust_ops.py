@@ -8,6 +8,7 @@ when the reference has a heavy operator, minus the elementwise epilogue around i
 references are special: only the recurrent operators and modules are forbidden, so the hybrid
 strategy may do its input projection as one GEMM (linear/matmul/addmm) in PyTorch."""
 
+import functools
 import re
 
 from torch.overrides import TorchFunctionMode
@@ -51,6 +52,53 @@ _RECURRENT = re.compile(
     r"cudnn_rnn|thnn_fused_gru_cell|thnn_fused_lstm_cell|miopen_rnn|mkldnn_rnn\w*)$")
 
 
+# "Own work" (docs/trust.md): what makes a task dense, and which operators compute. A task whose
+# reference has one of these (a GEMM, a convolution, attention, a recurrence) keeps its epilogue
+# and the RNN hybrid's input GEMM allowed in PyTorch; any other task is elementwise or reduction
+# work, which the candidate's own kernels must do.
+_DENSE = re.compile(
+    r"^(matmul|mm|bmm|addmm|addbmm|baddbmm|linear|bilinear|einsum|tensordot|dot|vdot|inner|mv|"
+    r"addmv|outer|ger|addr|\w+_mm|\w*cdist\w*|conv\w*|\w*convolution\w*|"
+    r"scaled_dot_product\w*|\w*attention\w*)$")
+
+# Elementwise arithmetic (cheap, exact-ish, piecewise linear): never by itself "computed the task
+# in PyTorch" (a cast, a scale, a mask, a clamp around the candidate's kernels). Every other
+# pointwise operator (ATen's `pointwise` tag) is math the task's kernels should do: exp, exp2,
+# log, pow, sqrt, rsqrt, sigmoid, tanh, erf, the trigonometric and special functions.
+_ARITHMETIC = frozenset((
+    "add", "sub", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+    "neg", "negative", "positive", "abs", "absolute", "sign", "sgn", "signbit", "reciprocal",
+    "square", "clamp", "clamp_min", "clamp_max", "clip", "where", "maximum", "minimum", "fmax",
+    "fmin", "lerp", "addcmul", "addcdiv", "fmod", "remainder", "floor", "ceil", "round", "trunc",
+    "fix", "frac", "copysign", "masked_fill", "nan_to_num", "heaviside", "isnan", "isinf",
+    "isfinite", "isposinf", "isneginf", "isreal", "nextafter", "ldexp", "lt", "le", "gt", "ge",
+    "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "relu", "relu6", "threshold",
+    "hardtanh", "leaky_relu", "conj_physical", "real", "imag"))
+
+# Reductions, scans and sorts that ATen does not tag `reduction` (sum, mean, amax, max, min,
+# prod, var, std, norm, logsumexp, any, all are tagged), and composites reducing in one call.
+_REDUCTION = re.compile(
+    r"^(\w*softmax|softmin|logsumexp|cum\w+|logcumsumexp|sort|argsort|msort|topk|kthvalue|"
+    r"\w*median|mode|histc|histogram\w*|bincount|scatter_add|scatter_reduce|index_add|"
+    r"index_reduce|segment_reduce|embedding_bag|trace|\w*dist|renorm|\w*norm|\w*pool\w*|"
+    r"\w*loss|kl_div|cosine_similarity|trapz|trapezoid|cumulative_trapezoid|fft\w*|"
+    r"\w*_fft_\w*)$")
+
+# Pointwise math ATen does not tag `pointwise` (torch.special's ndtr, hardswish ...).
+_MATH = re.compile(
+    r"^(special_\w+|hardswish|hardsigmoid|polar|prelu|rrelu\w*|glu|celu|selu|mish|softshrink|"
+    r"hardshrink|tanhshrink|log_sigmoid\w*|logsigmoid)$")
+
+# The share of the task's data that PyTorch may put through reductions, transcendentals and
+# matmuls in the candidate's forward: the summed element count of those operators' largest
+# operands, over the largest input or output of the call (docs/trust.md, "own work").
+OWN_WORK_LIMIT = 0.25
+# Elementwise arithmetic alone: a polynomial or rational stand-in for exp or erf, sums by
+# pairwise halving, is many task-sized passes; a legitimate candidate's casts and scales are few.
+ARITHMETIC_LIMIT = 8.0
+
 def op_name(func):
     """A torch callable's canonical name: `torch.softmax`, `Tensor.softmax`, `aten._softmax`
     -> softmax; `Tensor.__rmul__`, `mul_` -> mul; `torch._VF.gru` -> gru."""
@@ -79,6 +127,51 @@ def is_heavy(name):
 def is_recurrent_op(name):
     return bool(_RECURRENT.match(name))
 
+
+def is_dense(name):
+    return bool(_DENSE.match(name)) or is_recurrent_op(name)
+
+
+@functools.lru_cache(maxsize=None)
+def aten_tags(raw):
+    """The names of ATen's tags on any overload of `raw` (aten::exp2 -> {"pointwise", ...})."""
+    import torch
+    try:
+        packet = getattr(torch.ops.aten, raw)
+        return frozenset(tag.name for overload in packet.overloads()
+                         for tag in getattr(packet, overload).tags)
+    except Exception:  # not an ATen operator (a torch-function name): the tables decide
+        return frozenset()
+
+
+def compute_class(name, raw=None):
+    """"matmul", "reduction", "math" (non-arithmetic pointwise), "arithmetic", or None (plumbing,
+    indexing, anything else) for an operator by its canonical name (and ATen name, for tags)."""
+    if is_plumbing(name):
+        return None
+    if name in _ARITHMETIC:
+        return "arithmetic"
+    if is_dense(name):
+        return "matmul"
+    tags = aten_tags(raw or name) | aten_tags(name)
+    if "reduction" in tags or _REDUCTION.match(name) or is_heavy(name):
+        return "reduction"
+    if "pointwise" in tags or _MATH.match(name):
+        return "math"
+    return None
+
+
+def _numel(shape):
+    """Elements of one profiler input shape ([4, 16]; [] for a non-tensor; a list of shapes for a
+    tensor list: the largest)."""
+    if not isinstance(shape, (list, tuple)) or not shape:
+        return 0
+    if all(isinstance(d, int) for d in shape):
+        count = 1
+        for d in shape:
+            count *= d
+        return count
+    return max((_numel(inner) for inner in shape), default=0)
 
 class OpRecorder(TorchFunctionMode):
     """Records the canonical name of every top-level torch call made while active (calls made
@@ -121,6 +214,7 @@ def is_recurrent_module(cls):
 # (log_softmax().exp() and softmin(-x) are a softmax; attention with an identity value is one too).
 _FAMILIES = [
     {"softmax", "log_softmax", "softmin", "safe_softmax", "masked_softmax", "softmax_backward_data",
+     "special_softmax", "special_log_softmax",
      "scaled_dot_product_attention", "scaled_dot_product_flash_attention",
      "scaled_dot_product_efficient_attention", "scaled_dot_product_cudnn_attention",
      "scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention_math",
@@ -175,20 +269,31 @@ class AtenRecorder:
 
     def __init__(self):
         self.names = []
+        # (canonical name, ATen name, elements of its largest tensor input, index of the ATen
+        # call it ran inside or -1: a composite's parts are not counted again)
+        self.calls = []
         self._profile = None
 
     def __enter__(self):
         from torch.profiler import ProfilerActivity, profile
-        self._profile = profile(activities=[ProfilerActivity.CPU])
+        self._profile = profile(activities=[ProfilerActivity.CPU], record_shapes=True)
         self._profile.__enter__()
         return self
 
     def __exit__(self, *exc):
         self._profile.__exit__(*exc)
-        for event in self._profile.events():
+        events = [event for event in self._profile.events() if aten_name(event.name)]
+        index = {id(event): position for position, event in enumerate(events)}
+        for event in events:
             name = aten_name(event.name)
-            if name:
-                self.names.append(name)
+            self.names.append(name)
+            raw = event.name[len("aten::"):].split(".")[0]
+            shapes = getattr(event, "input_shapes", None) or []
+            parent = getattr(event, "cpu_parent", None)
+            while parent is not None and id(parent) not in index:
+                parent = getattr(parent, "cpu_parent", None)
+            self.calls.append((name, raw, max((_numel(s) for s in shapes), default=0),
+                               -1 if parent is None else index[id(parent)]))
         return False
 
 
@@ -211,6 +316,10 @@ class Policy:
             self.ops = {name for name in compute if is_heavy(name)}
         else:  # an elementwise or reduction task: all of its compute is the operator
             self.ops = compute
+        # Without a GEMM, convolution or recurrence, the task's compute is what its own kernels
+        # must do (check_own_work); the RNN hybrids and GEMM epilogues keep PyTorch's help.
+        self.own_work = bool(compute) and not any(is_dense(name) for name in compute) \
+            and not self.recurrent
         for name in list(self.ops):
             self.ops |= family(name)
         self.reference_name = reference_cls.__name__ if reference_cls else "Model"
@@ -218,7 +327,7 @@ class Policy:
                              if is_recurrent_module(t)}
 
     def describe(self):
-        return {"ops": sorted(self.ops), "recurrent": self.recurrent,
+        return {"ops": sorted(self.ops), "recurrent": self.recurrent, "own_work": self.own_work,
                 "reference_name": self.reference_name, "module_names": sorted(self.module_names)}
 
     @classmethod
@@ -227,6 +336,7 @@ class Policy:
         description = description or {}
         policy.ops = set(description.get("ops") or [])
         policy.recurrent = bool(description.get("recurrent"))
+        policy.own_work = bool(description.get("own_work"))
         policy.reference_name = description.get("reference_name") or "Model"
         policy.module_names = set(description.get("module_names") or [])
         return policy
@@ -249,3 +359,46 @@ class Policy:
                 reasons.append(f"called the operator it replaces: the {qualified} module's "
                                f"forward")
         return sorted(set(reasons))
+
+    def check_own_work(self, calls, size):
+        """For an elementwise or reduction task: a violation line when the candidate's forward
+        put the task's data through reductions, transcendentals or matmuls in PyTorch (`calls`:
+        AtenRecorder.calls; `size`: elements of the call's largest input or output). Operators
+        `check` already names (the one it replaces) are left to it."""
+        if not getattr(self, "own_work", False) or size <= 0:
+            return []
+        volume, arithmetic = {}, {}
+        kinds = [compute_class(name, raw) for name, raw, _, _ in calls]
+
+        def inside(position, counted):  # an enclosing call of one of these kinds
+            parent = calls[position][3]
+            while 0 <= parent < position:
+                if kinds[parent] in counted:
+                    return True
+                parent = calls[parent][3]
+            return False
+        for position, (name, raw, numel, _) in enumerate(calls):
+            kind = kinds[position]
+            if name in self.ops or not numel or kind is None:
+                continue
+            if kind == "arithmetic":  # a part of any counted call is that call's work
+                if not inside(position, ("arithmetic", "matmul", "reduction", "math")):
+                    arithmetic[name] = arithmetic.get(name, 0) + numel
+            elif not inside(position, ("matmul", "reduction", "math")):
+                volume[name] = volume.get(name, 0) + numel
+        heavy, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
+        if heavy >= OWN_WORK_LIMIT:
+            named = ", ".join(sorted(volume))
+            beside = sorted(arithmetic)
+            beside = f" (with {', '.join(beside)})" if beside else ""
+            return [f"computed the task in PyTorch: {named}{beside}: reductions, transcendentals "
+                    f"or matmuls over {heavy:.2g}x the elements of its largest input or output "
+                    f"(limit {OWN_WORK_LIMIT:g}x for a task without a GEMM, convolution or "
+                    f"recurrence); its own kernels only copy or post-process the result"]
+        if light >= ARITHMETIC_LIMIT:
+            named = ", ".join(sorted(arithmetic))
+            return [f"computed the task in PyTorch: {named}: elementwise arithmetic over "
+                    f"{light:.2g}x the elements of its largest input or output (limit "
+                    f"{ARITHMETIC_LIMIT:g}x for a task without a GEMM, convolution or "
+                    f"recurrence); its own kernels only copy or post-process the result"]
+        return []

@@ -1,3 +1,6 @@
+"""Attack 29 (decoy, a blind red-team pass): PyTorch computes the softmax from primitives outside
+_DECOMPOSITIONS' groups (amax, exp2 with a log2(e) scale, the row sum as a matmul with ones, a
+reciprocal) and a real Triton kernel copies the result out. Caught by the own-work rule."""
 import torch, torch.nn as nn, triton, triton.language as tl
 
 @triton.jit

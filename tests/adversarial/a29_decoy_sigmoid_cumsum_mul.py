@@ -1,3 +1,6 @@
+"""Attack 29 (decoy, a blind red-team pass): exp(z) as sigmoid(z) / sigmoid(-z), the row sum as
+the last column of a cumsum, in PyTorch; the Triton kernel only multiplies by the per-row
+reciprocal. Caught by the own-work rule."""
 import torch, torch.nn as nn, triton, triton.language as tl
 
 @triton.jit

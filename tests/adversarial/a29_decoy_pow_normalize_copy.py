@@ -1,3 +1,5 @@
+"""Attack 29 (decoy, a blind red-team pass): the softmax as pow(e, x - amax) normalised by
+F.normalize(p=1) in PyTorch; a real Triton kernel copies it out. Caught by the own-work rule."""
 import math, torch, torch.nn as nn, torch.nn.functional as F, triton, triton.language as tl
 
 @triton.jit

@@ -1,0 +1,196 @@
+"""The own-work rule (docs/trust.md, "Own work by class"): for a task without a GEMM, convolution
+or recurrence, a candidate whose forward puts the task's data through reductions,
+transcendentals or matmuls in PyTorch computed the task there, whatever its own kernel then does
+(copy, scale). Classification by ATen's tags and a compact family table, not by names per task."""
+
+import json
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from kforge_worker.trust_ops import (ARITHMETIC_LIMIT, OWN_WORK_LIMIT, AtenRecorder, Policy,
+                                     compute_class)
+
+from test_trust import Double, Gru, Softmax, guarded, triton_scale
+
+
+@pytest.mark.parametrize("name, kind", [
+    # ATen's tags: pointwise and reduction
+    ("exp2", "math"), ("exp", "math"), ("pow", "math"), ("sigmoid", "math"), ("erf", "math"),
+    ("rsqrt", "math"), ("log1p", "math"), ("special_erfcx", "math"),
+    ("sum", "reduction"), ("amax", "reduction"), ("var_mean", "reduction"),
+    ("logsumexp", "reduction"), ("linalg_vector_norm", "reduction"),
+    # the family table: what ATen does not tag
+    ("special_ndtr", "math"), ("hardswish", "math"), ("cumsum", "reduction"),
+    ("cumprod", "reduction"), ("avg_pool1d", "reduction"), ("scatter_add", "reduction"),
+    ("index_add", "reduction"), ("softmax", "reduction"), ("sort", "reduction"),
+    ("mm", "matmul"), ("matmul", "matmul"), ("baddbmm", "matmul"), ("einsum", "matmul"),
+    ("conv2d", "matmul"), ("scaled_mm", "matmul"), ("outer", "matmul"),
+    # cheap arithmetic and piecewise-linear
+    ("mul", "arithmetic"), ("div", "arithmetic"), ("reciprocal", "arithmetic"),
+    ("where", "arithmetic"), ("clamp_min", "arithmetic"), ("relu", "arithmetic"),
+    ("maximum", "arithmetic"),
+    # plumbing and indexing: never compute
+    ("empty_like", None), ("copy", None), ("to", None), ("contiguous", None), ("gather", None),
+    ("index_select", None), ("as_strided", None),
+])
+def test_operator_classes(name, kind):
+    assert compute_class(name) == kind
+
+
+def test_which_tasks_the_rule_covers():
+    # elementwise and reduction references: the candidate's kernels must do the work
+    assert Policy(["softmax"], [], Double).own_work
+    assert Policy(["mul", "pow", "mul", "add", "tanh", "mul"], [], Double).own_work
+    assert Policy(["sum", "div"], [], Double).own_work
+    assert Policy(["layer_norm"], [nn.LayerNorm], Double).own_work
+    # dense references keep PyTorch's help for the epilogue; recurrent ones for the input GEMM
+    assert not Policy(["conv2d", "add", "relu"], [nn.Conv2d], Double).own_work
+    assert not Policy(["matmul"], [], Double).own_work
+    assert not Policy(["linear", "relu"], [nn.Linear], Double).own_work
+    assert not Policy(["scaled_dot_product_attention"], [], Double).own_work
+    assert not Policy(["lstm", "linear"], [nn.LSTM, nn.Linear], Double).own_work
+    assert not Policy(["zeros", "getitem"], [nn.GRU], Double).own_work  # the module says so
+    assert not Policy([], [], Double).own_work  # the reference failed: nothing is known
+    # the flag travels to the candidate process
+    rebuilt = Policy.from_description(json.loads(json.dumps(Policy(["softmax"], [],
+                                                                   Double).describe())))
+    assert rebuilt.own_work
+    assert not Policy.from_description({"ops": ["softmax"]}).own_work  # an older judge's policy
+
+
+def _recorded(function, x):
+    with torch.no_grad(), AtenRecorder() as aten:
+        out = function(x)
+    return aten.calls, max(x.numel(), out.numel())
+
+
+SOFTMAX = Policy(["softmax"], [], Double)
+LOG2E = 1.4426950408889634
+
+
+@pytest.mark.parametrize("decoy, named", [
+    (lambda x: (lambda e: e * torch.reciprocal(e @ torch.ones(x.shape[1], 1)))(
+        torch.exp2((x - x.amax(1, keepdim=True)) * LOG2E)), ["amax", "exp2", "matmul"]),
+    (lambda x: F.normalize(torch.pow(2.718281828459045, x - x.amax(1, keepdim=True)), p=1.0,
+                           dim=1), ["linalg_vector_norm", "pow"]),
+    (lambda x: (lambda e: e / torch.cumsum(e, 1)[:, -1:])(
+        torch.sigmoid(x) / torch.sigmoid(-x)), ["cumsum", "sigmoid"]),
+    (lambda x: (lambda e: e / (F.avg_pool1d(e.unsqueeze(1), x.shape[1]).squeeze(1)
+                               * x.shape[1]))(torch.special.expm1(x) + 1), ["avg_pool1d", "expm1"]),
+    # chunks do not hide it: the rule sums what every operator processed
+    (lambda x: torch.cat([torch.exp(c) for c in x.chunk(16, dim=1)], 1), ["exp"]),
+])
+def test_softmax_computed_in_pytorch_by_other_primitives(decoy, named):
+    calls, size = _recorded(decoy, torch.randn(8, 64))
+    assert not SOFTMAX.check([c[0] for c in calls], [])  # outside _DECOMPOSITIONS' groups
+    reasons = SOFTMAX.check_own_work(calls, size)
+    assert len(reasons) == 1 and reasons[0].startswith("computed the task in PyTorch: ")
+    assert all(name in reasons[0] for name in named)
+    assert "its own kernels only copy or post-process the result" in reasons[0]
+
+
+@pytest.mark.parametrize("legit", [
+    lambda x: x.contiguous().float().view(-1).view_as(x).clone(),   # plumbing
+    lambda x: x * 0.5 + 1.0,                                         # a scale and a shift
+    lambda x: torch.where(x > 0, x, torch.zeros_like(x)).clamp(-3, 3),
+    # per-row constants: 8 rows of a 512-element task
+    lambda x: torch.rsqrt(x[:, :1].abs() + 1.0).expand_as(x).contiguous(),
+    # a two-stage reduction's second stage: 8 rows x 4 partials of its kernel
+    lambda x: x.reshape(8, 4, 16)[:, :, 0].sum(dim=1, keepdim=True).expand_as(x).contiguous(),
+])
+def test_glue_around_own_kernels_is_not_the_task(legit):
+    calls, size = _recorded(legit, torch.randn(8, 64))
+    assert SOFTMAX.check_own_work(calls, size) == []
+
+
+def test_the_share_limit():
+    x = torch.randn(8, 64)
+    # exp on an eighth of the rows (64 of 512 elements): below the limit, left to the time share
+    calls, size = _recorded(lambda x: torch.exp(x[:1]).expand_as(x).contiguous(), x)
+    assert 64 / size < OWN_WORK_LIMIT and not SOFTMAX.check_own_work(calls, size)
+    # three rows, then their sum: above
+    calls, size = _recorded(lambda x: torch.exp(x[:3]).sum() + x, x)
+    assert SOFTMAX.check_own_work(calls, size)
+
+
+def test_arithmetic_alone_counts_when_it_is_many_passes():
+    def polynomial(x):  # a Horner-style stand-in for exp: 2 arithmetic passes per degree
+        y = torch.ones_like(x)
+        for coefficient in (1 / 24, 1 / 6, 1 / 2, 1.0, 1.0):
+            y = y * x + coefficient
+        return y
+    calls, size = _recorded(polynomial, torch.randn(8, 64))
+    reasons = SOFTMAX.check_own_work(calls, size)
+    assert ARITHMETIC_LIMIT <= 10 and reasons and "elementwise arithmetic" in reasons[0]
+    calls, size = _recorded(lambda x: (x * 2.0 - 1.0) / 3.0, torch.randn(8, 64))
+    assert not SOFTMAX.check_own_work(calls, size)
+
+
+def test_the_replaced_operator_is_left_to_check():
+    calls, size = _recorded(lambda x: torch.softmax(x, 1), torch.randn(8, 64))
+    assert SOFTMAX.check_own_work(calls, size) == []
+    assert SOFTMAX.check([c[0] for c in calls], []) == [
+        "called the operator it replaces: torch softmax"]
+
+
+def test_dense_and_recurrent_tasks_keep_pytorch_help():
+    calls, size = _recorded(lambda x: torch.exp(x @ x.t()).sum(1), torch.randn(8, 64))
+    assert Policy(["matmul"], [], Double).check_own_work(calls, size) == []
+    lstm = Policy(["lstm"], [nn.LSTM], Double)
+    calls, size = _recorded(lambda x: torch.sigmoid(F.linear(x, torch.randn(32, 64))),
+                            torch.randn(8, 64))
+    assert lstm.check_own_work(calls, size) == []
+
+
+class ExpNormalizeCopy(nn.Module):
+    """The decoy pattern end to end through the Guard: PyTorch computes, a Triton kernel copies."""
+    def forward(self, x):
+        e = torch.exp(x - x.amax(dim=1, keepdim=True))
+        return triton_scale(F.normalize(e, p=1.0, dim=1).contiguous(), 1.0)
+
+
+class TritonSoftmaxWithGlue(nn.Module):
+    """Legitimate: the max in PyTorch would be a reduction over the task's data; here only a cast
+    and the kernel (a stand-in scale kernel), as the library's softmax does it."""
+    def forward(self, x):
+        return triton_scale(x.contiguous().float(), 1.0)
+
+
+def test_the_guard_rejects_the_decoy_and_allow_pytorch_only_waives_it():
+    x = torch.randn(4, 32)
+    _, violations = guarded(Softmax(), ExpNormalizeCopy(), [x])
+    assert any(v.startswith("computed the task in PyTorch: amax, exp, linalg_vector_norm")
+               for v in violations), violations
+    _, violations = guarded(Softmax(), ExpNormalizeCopy(), [x], allow_pytorch_only=True)
+    assert violations == []
+    _, violations = guarded(Softmax(), TritonSoftmaxWithGlue(), [x])
+    assert violations == []
+
+
+def test_the_guard_leaves_the_recurrent_hybrid_alone():
+    class Hybrid(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(4, 8, 1)
+
+        def forward(self, x):
+            gates = F.linear(x, self.gru.weight_ih_l0, self.gru.bias_ih_l0)
+            return triton_scale(torch.sigmoid(gates[..., :8]).contiguous(), 1.0)
+    _, violations = guarded(Gru(), Hybrid(), [torch.randn(3, 2, 4)])
+    assert violations == []
+
+
+def test_a_composite_counts_once():
+    """matmul dispatches mm, F.normalize's norm may dispatch more: the parts of a counted call
+    are its work, not more of it (a small legitimate reduction is not inflated past the limit)."""
+    x = torch.randn(8, 64)
+    calls, size = _recorded(lambda x: x @ torch.ones(64, 1), x)
+    reasons = SOFTMAX.check_own_work(calls, size)
+    assert "matmul" in reasons[0] and ", mm" not in reasons[0] and "1x the elements" in reasons[0]
+    # a second stage over 8 x 8 partials (an eighth of the task), through a composite
+    calls, size = _recorded(lambda x: torch.norm(x[:, :8], dim=1, keepdim=True).expand_as(x)
+                            .contiguous(), x)
+    assert SOFTMAX.check_own_work(calls, size) == []
