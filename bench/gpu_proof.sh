@@ -144,5 +144,30 @@ section_tf32() {
     --json "$OUT/rnn_tf32.json" 2>&1 | tail -40
 }
 
+# Session 6's proof in two calls: the timing and GPU-only attacks (issues 12 and 18: the three
+# original attacks, memo, look-ahead, skewed reports, decoys) beside legitimate kernels in one
+# corpus run, then timing parity, the level-1 tasks that had failed alone, and the LSTM kernel.
+section_trust_timing() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "corpus: timing, GPU-only and decoy attacks with legitimate kernels, one worker"
+  timeout 540 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --json "$OUT/trust_timing.json" \
+    --only a03 a10 a13 a15 a16 a22 a24 a25 a26 a28 a29 a30 a31 library/softmax library/gelu \
+    library/gru_out tests/controls/matmul 2>&1 | tee "$OUT/trust_timing.txt" | grep -v '^\['
+}
+
+section_parity_sweep() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "timing parity"
+  timeout 240 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --budget-s 200 \
+    --json "$OUT/timing_parity.json" 2>&1 | tail -14
+  step "level-1 tasks that failed alone at full size"
+  timeout 200 "$KFORGE_PYTHON" tests/kernelbench_sweep.py --root .carry/kb --device cuda --baseline \
+    --jobs 1 --trials 10 --timeout 150 --deadline 170 --json "$OUT/level1_rest.json" \
+    --only level1/25 level1/30 level1/36 level1/38 level1/39 level1/45 level1/87 level1/92 2>&1 | tail -20
+  step "legitimate: library/lstm_fc on tasks/35_LSTM.py"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/lstm_fc \
+    2>&1 | grep -v '^\['
+}
+
 versions
 for section in "$@"; do "section_$section"; done

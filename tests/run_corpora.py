@@ -326,7 +326,11 @@ def main():
                 timeout = 600 if args.device == "cpu" else 300
                 result = worker.evaluate(task, candidate, timeout_s=timeout, **fields)
                 passed = result.get("status") == "ok"
-                row("legit", name, "ok", result, passed, "" if passed else "false rejection"
+                timing = result.get("timing") or {}
+                speed = (f"{(timing.get('candidate') or {}).get('median_ms', 0):.4f} ms, "
+                         f"{result.get('speedup_vs_best_baseline') or 0:.3f}x vs the best "
+                         f"baseline" if passed and timing.get("candidate") else "")
+                row("legit", name, "ok", result, passed, speed if passed else "false rejection"
                     if result.get("status") == "rejected" else "", started)
     finally:
         worker.close()
