@@ -30,12 +30,12 @@ CPU_MARGIN_MS = 2.0     # host clocks on a shared two-core CPU (tests only): sch
 
 def stand_in_gaps(candidate, outputs, block, flush, warmup, seed):
     """Per-trial gaps (ms) of BLOCKS stand-in blocks of `block` trials in the candidate process,
-    as the judge measures a candidate block. `outputs`: the reference's output tensors (their
-    shapes and dtypes; each trial copies new ones into shared buffers of those sizes)."""
-    sizes = [max(item.numel() * item.element_size(), 1) for item in outputs]
+    as the judge measures a candidate block. `outputs`: (dtype, shape, nbytes) of each of the
+    reference's outputs (each trial copies new tensors of those into shared buffers)."""
+    sizes = [max(nbytes, 1) for _, _, nbytes in outputs]
     ids = candidate.share(sizes * block)
-    stand_in = [{"dtype": str(item.dtype).replace("torch.", ""), "shape": list(item.shape)}
-                for item in outputs]
+    stand_in = [{"dtype": str(dtype).replace("torch.", ""), "shape": list(shape)}
+                for dtype, shape, _ in outputs]
     trials = [{"args": [], "outputs": ids[index * len(sizes):(index + 1) * len(sizes)]}
               for index in range(block)]
     gaps = []

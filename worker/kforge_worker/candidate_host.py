@@ -154,6 +154,9 @@ class Host:
     def op_load(self, request, fds):
         from kforge_worker.task_loader import LoadError, load_candidate
         self.setup(request["device"])
+        if self.device == "cuda":  # the calibration's stand-in outputs: not the candidate's memory
+            import torch
+            torch.cuda.empty_cache()
         self.guard.options["allow_pytorch_only"] = request.get("allow_pytorch_only")
         path = request["candidate"]
         self.files[os.path.abspath(path)] = request["display"]

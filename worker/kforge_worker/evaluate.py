@@ -66,6 +66,17 @@ def block_size(in_bytes, out_bytes):
     return max(1, min(BLOCK_TRIALS, SLOT_BUDGET_BYTES // max(in_bytes + out_bytes, 1)))
 
 
+def output_specs(outputs):
+    """(dtype, shape, nbytes) of each tensor of a forward's result; None when it is not a
+    tensor or a list of them."""
+    import torch
+    items = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    if not all(isinstance(item, torch.Tensor) for item in items):
+        return None
+    return [(item.dtype, tuple(item.shape), item.numel() * item.element_size())
+            for item in items]
+
+
 def draw_inputs(task, device, seed):
     """The task's get_inputs() from `seed`, drawn directly on `device`: it is called under
     `with torch.device(device)`, so torch's factory functions (randn, rand, zeros, tensor, ...)
@@ -538,6 +549,7 @@ class Evaluation:
         self.policy = policy.describe()
         self.candidate.reply()
         if self.device == "cuda" or self.request.get("time_on_cpu"):
+            outputs = output_specs(outputs)  # the outputs themselves freed before calibrating
             self.calibrate(first, outputs)
         outputs = None
         self.candidate.request({
@@ -549,16 +561,14 @@ class Evaluation:
 
     def calibrate(self, first, outputs):
         """The candidate process's honest per-trial harness overhead, measured with a stand-in
-        forward before any candidate code is in it (calibration.py); `self.harness_gaps`
-        stays None when the reference's outputs are unknown (the old allowance then)."""
+        forward before any candidate code is in it (calibration.py); `outputs`: output_specs.
+        `self.harness_gaps` stays None when the reference's outputs are unknown (the old
+        allowance then)."""
         from kforge_worker import calibration
-        from kforge_worker.correctness import output_list
         self.harness_gaps = None
-        try:
-            outputs = output_list(outputs, "the reference's")
-        except Failure:
+        if outputs is None:
             return
-        block = block_size(tensor_bytes(first), tensor_bytes(outputs))
+        block = block_size(tensor_bytes(first), sum(nbytes for _, _, nbytes in outputs))
         self.harness_gaps = calibration.stand_in_gaps(
             self.candidate, outputs, block, bool(self.request["flush_l2"]) and
             self.device == "cuda", int(self.request["warmup"]), FORWARD_SEED)
@@ -707,9 +717,7 @@ class Evaluation:
                  for dtype, shape in template.expected] for _ in range(block)]
         # the other baselines copy theirs here, so every runner's trial does the same work
         sink = [torch.empty_like(item) for item in kept[0]]
-        first = self.make_inputs(self.next_seed())
-        runners, reasons = self.baseline_runners(first, timing)
-        first = None
+        runners, reasons = self.baseline_runners(timing)
         names = ["candidate"] + list(runners)
         blocks = {name: [] for name in names}
         walls = {name: [] for name in names}
@@ -756,11 +764,14 @@ class Evaluation:
         self.result["phases_s"]["timing_wall"] = round(time.monotonic() - began, 3)
         self.score_timing(blocks, walls, firsts, block, reasons, cpu, calibration, timing)
 
-    def baseline_runners(self, sample, timing):
+    def baseline_runners(self, timing):
         """{name: runner} of the baselines (eager always: the score is against it, and its
         outputs are the expected ones), and the reasons of those that failed to build."""
         runners, reasons = {"eager": timing.eager_runner(self.reference)}, {}
         baselines = self.request["baselines"] or []
+        # compiled and captured on a set of their own (drawn only when one is wanted)
+        sample = self.make_inputs(self.next_seed()) \
+            if {"compile", "cuda_graph"} & set(baselines) else None
         if "compile" in baselines:
             runners["compile"], reasons["compile"] = timing.compile_runner(self.reference, sample)
         if "cuda_graph" in baselines:
