@@ -215,7 +215,7 @@ def candidate_processes_left():
     return found
 
 
-def verdict(case, result):
+def verdict(case, result, device="cpu"):
     """(passed, note) for an attack or a fault's own status."""
     status = result.get("status")
     text = "\n".join(result.get("reasons") or []) + "\n" + (result.get("error") or "")
@@ -227,6 +227,11 @@ def verdict(case, result):
     wanted = [wanted] if isinstance(wanted, str) else wanted
     if wanted and not any(reason.lower() in text.lower() for reason in wanted):
         return False, f"reason {' or '.join(map(repr, wanted))} missing"
+    least = case.get("cpu_min_ms")
+    if least and device == "cpu" and status == "ok":  # ok only with an honest time
+        took = ((result.get("timing") or {}).get("candidate") or {}).get("median_ms")
+        if took is None or took < least:
+            return False, f"ok with a fake time: {took} ms (at least {least} expected)"
     effect = case.get("side_effects")
     if effect and not any(effect in item for item in result.get("side_effects") or []):
         return False, f"side effect {effect!r} not reported"
@@ -288,7 +293,7 @@ def main():
                 if case.get("time_on_cpu") and args.device == "cpu":
                     fields["time_on_cpu"] = True
                 result = worker.evaluate(case["task"], candidate, **fields)
-                passed, note = verdict(case, result)
+                passed, note = verdict(case, result, args.device)
                 if SECRET in json.dumps(result):
                     passed, note = False, "the planted secret appears in the result"
                 follow = case.get("then")

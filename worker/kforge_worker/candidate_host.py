@@ -16,14 +16,19 @@ Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, 
   seal     {}                          before any candidate code: the exec-notifying seccomp
                                        filter (exec_monitor.py); its listener descriptor goes to
                                        the judge with the reply and is closed here
+  setup    {device}                    the process-wide limits and the guard, before any
+                                       candidate code (load does it when not yet done)
   load     {candidate, display, shapes, device, reference_name, policy, allow_pytorch_only}
   map      {buffers: [{id, nbytes}]} + one descriptor per buffer
   unmap    {ids}
   build    {args, seed}
   call     {args, outputs, seed}       guarded forward, outputs copied into buffers `outputs`;
                                        the reply's `numerics`: what the call computed in
-  time     {trials: [{args, outputs}], warmup, flush, seed}   event-timed forwards, the RNG
-                                                         seeded before each (as for a call)
+  time     {trials: [{args, outputs}], warmup, flush, seed, stand_in}   event-timed forwards,
+                                       the RNG seeded before each (as for a call); with
+                                       `stand_in` [{dtype, shape}] (sent before the candidate
+                                       is loaded: the calibration) a forward of ours that
+                                       returns new tensors of those shapes
   profile  {args}                      one forward under the profiler (GPU)
   finish   {}                          violations, side effects, notes
 Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"list": [...]}."""
@@ -127,20 +132,34 @@ class Host:
         finally:
             os.close(fd)
 
-    def op_load(self, request, fds):
+    def op_setup(self, request, fds):
+        """Everything of op_load but the candidate's import: the judge calibrates the timing
+        loop between the two, while the process runs nothing but ours."""
+        self.setup(request["device"])
+        self.send({"ok": True})
+
+    def setup(self, device):
         import torch
         from kforge_worker import side_effects, trust
-        from kforge_worker.task_loader import LoadError, load_candidate
-        self.device = request["device"]
+        if self.guard is not None:
+            return
+        self.device = device
         if self.device == "cpu":
             torch.set_num_threads(1)
-        scratch = os.getcwd()
-        trust.child_setup(scratch)
-        path = request["candidate"]
-        self.files[os.path.abspath(path)] = request["display"]
-        self.guard = trust.Guard(None, {"allow_pytorch_only": request.get("allow_pytorch_only")})
+        trust.child_setup(os.getcwd())
+        self.guard = trust.Guard(None, {})
         self.guard.before_candidate_import()
         self.side_effects_before = side_effects.capture()
+
+    def op_load(self, request, fds):
+        from kforge_worker.task_loader import LoadError, load_candidate
+        self.setup(request["device"])
+        if self.device == "cuda":  # the calibration's stand-in outputs: not the candidate's memory
+            import torch
+            torch.cuda.empty_cache()
+        self.guard.options["allow_pytorch_only"] = request.get("allow_pytorch_only")
+        path = request["candidate"]
+        self.files[os.path.abspath(path)] = request["display"]
         try:
             self.module, self.model_new = load_candidate(path, request["display"])
         except LoadError as error:
@@ -207,6 +226,11 @@ class Host:
         import torch
         from kforge_worker import timing
         trials = [(self.decode({"list": t["args"]}), t.get("outputs")) for t in request["trials"]]
+        forward = self.model
+        if request.get("stand_in"):  # the calibration's forward: new outputs, no work
+            shapes = [(getattr(torch, o["dtype"]), o["shape"]) for o in request["stand_in"]]
+            forward = lambda *args: [torch.empty(shape, dtype=dtype, device=self.device)  # noqa: E731
+                                     for dtype, shape in shapes]
         cpu = self.device == "cpu"
         if self.flush is None and request.get("flush") and not cpu:
             self.flush = timing.l2_flush_buffer(torch.cuda.current_device())
@@ -217,7 +241,7 @@ class Host:
 
         try:
             samples, _ = timing.time_block(
-                [lambda args=args: self.model(*args) for args, _ in trials],
+                [lambda args=args: forward(*args) for args, _ in trials],
                 self.flush if request.get("flush") else None, int(request.get("warmup", 0)),
                 after=after, cpu=cpu, seed=request.get("seed"))
         except BaseException as error:

@@ -94,6 +94,9 @@ class Comparison:
         self.max_abs_err_fp64 = 0.0
         self.reference_err_fp64 = 0.0
         self.tolerance = 0.0
+        # the largest error vs the fp32 reference in allclose units (|err| / (base + base x
+        # |ref32|)): what timed calls are held to (timed_check.py)
+        self.units32 = 0.0
         self._mean_sum = 0.0
         self._mean64_sum = 0.0
         self._compared = 0
@@ -155,7 +158,7 @@ class Comparison:
         error (the widening needs its maximum over the whole output), the errors and the
         kernelbench verdict, a second pass for the calibrated verdict."""
         chunks = _chunks(numel)
-        ratio, has_nan, kernelbench = 0.0, False, True
+        ratio, has_nan, kernelbench, units32 = 0.0, False, True, 0.0
         max32 = max64 = max_own = 0.0
         sum32 = sum64 = 0.0
         for start, end in chunks:
@@ -165,6 +168,7 @@ class Comparison:
                 ratio = _max(ratio, float((own / (base + base * ref64.abs())).max()))
                 max_own = _max(max_own, float(own.max()))
                 err32 = (got64 - ref32).abs()
+                units32 = _max(units32, float((err32 / (base + base * ref32.abs())).max()))
                 err64 = (got64 - ref64).abs()
                 max32 = _max(max32, float(err32.max()))
                 max64 = _max(max64, float(err64.max()))
@@ -189,6 +193,7 @@ class Comparison:
                                    <= scale * (base + base * ref64.abs())).all())
                 del got64, ref32, ref64
         if numel:
+            self.units32 = _max(self.units32, units32)
             self.max_abs_err = _max(self.max_abs_err, max32)
             self.max_abs_err_fp64 = _max(self.max_abs_err_fp64, max64)
             self.reference_err_fp64 = _max(self.reference_err_fp64, max_own)

@@ -377,6 +377,21 @@ def test_timing_path_runs_on_the_cpu_with_host_clocks(worker):
     assert "timing" in result["phases_s"] and "post_timing_check" in result["phases_s"]
 
 
+def test_every_timed_call_gets_a_fresh_input_set(worker):
+    # No input contents repeat across the candidate's calls (a memo by contents has nothing to
+    # serve), and the cross-check's allowance comes from the stand-in calibration.
+    result = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py", trials=20,
+                             warmup=1, time_on_cpu=True, check_generalization=False)
+    assert result["status"] == "ok", result["error"]
+    timing = result["timing"]
+    seeds = result["seeds"]
+    assert len(set(seeds)) == len(seeds)
+    timed = (timing["candidate"]["blocks"] + 1) * timing["block_trials"]  # + the warm-up round
+    assert len(seeds) >= 5 + timed and timing["fresh_input_sets"]
+    assert timing["candidate"]["trials"] == timing["candidate"]["blocks"] * timing["block_trials"]
+    assert 0 < timing["harness_gap_ms"] < timing["allowed_gap_ms"] < 10
+
+
 def test_a_candidate_cheating_only_while_timed_is_wrong_output(worker):
     # Attack 13 without a GPU: honest in every checked call it can tell apart, wrong once the
     # same tensors keep coming back in the timing loop. Every timed output is checked.

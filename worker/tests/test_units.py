@@ -252,10 +252,60 @@ def test_gpu_compilation_error_is_classified_and_located(tmp_path, monkeypatch):
 
 
 def test_timing_stats():
+    # consecutive trials in blocks of `block`; the score's number is the median block mean
     from kforge_worker.timing import stats
-    result = stats([1.0, 2.0, 3.0, 10.0], [1.5, 2.5, 3.5, 11.0])
-    assert result == {"median_ms": 2.5, "mean_ms": 4.0, "std_ms": pytest.approx(3.5355, 1e-4),
-                      "min_ms": 1.0, "trials": 4, "host_median_ms": 3.0}
+    result = stats([1.0, 2.0, 3.0, 10.0], [1.5, 2.5, 3.5, 11.0], block=2)
+    assert result == {"median_ms": 4.0, "mean_ms": 4.0, "std_ms": pytest.approx(3.5355, 1e-4),
+                      "min_ms": 1.5, "trials": 4, "blocks": 2, "trial_median_ms": 2.5,
+                      "trial_min_ms": 1.0, "host_median_ms": 3.0}
+
+
+def test_block_stats_cannot_be_skewed_within_a_block():
+    # One slow trial and nine free ones with the honest block's sum: the same score. The
+    # median of single trials would read 0.0001 ms (a ~10000x speed-up).
+    from kforge_worker.timing import block_stats
+    honest = block_stats([[1.0] * 10, [1.1] * 10, [0.9] * 10])
+    skewed = block_stats([[10.0 - 9e-4] + [1e-4] * 9, [11.0 - 9e-4] + [1e-4] * 9,
+                          [9.0 - 9e-4] + [1e-4] * 9])
+    assert skewed["median_ms"] == pytest.approx(honest["median_ms"]) == pytest.approx(1.0)
+    assert skewed["min_ms"] == pytest.approx(0.9)
+    assert skewed["trial_median_ms"] == 1e-4  # a diagnostic only
+
+
+def test_block_stats_take_the_means_the_wall_clock_raised():
+    from kforge_worker.timing import block_stats
+    result = block_stats([[0.1] * 10, [0.1] * 10, [0.1] * 10], means=[0.1, 0.5, 0.5])
+    assert result["median_ms"] == 0.5 and result["trial_median_ms"] == 0.1
+
+
+def test_allowed_gap_is_the_stand_in_overhead_plus_a_margin():
+    from kforge_worker.calibration import allowed_gap
+    assert allowed_gap([0.10, 0.12, 0.5, 0.11, 0.09], 10, cpu=False) == pytest.approx(
+        0.11 + 0.05 + 0.05)            # median 0.11, MIN_MARGIN_MS, BLOCK_MARGIN_MS / 10
+    assert allowed_gap([0.4] * 5, 10, cpu=False) == pytest.approx(0.4 + 0.1 + 0.05)
+    assert allowed_gap([0.4] * 5, 1, cpu=True) == pytest.approx(0.4 + 0.1 + 0.5 + 2.0)
+
+
+def test_timed_tolerance_follows_the_checked_calls_error():
+    # A memo serving another set's softmax is off by the size of the values (~1e-4 for 4096
+    # columns): inside the base fp32 allclose tolerance, outside the derived one.
+    from kforge_worker.timed_check import first_failure, timed_scale
+    torch.manual_seed(0)
+    want = torch.softmax(torch.randn(8, 4096), dim=1)
+    other = torch.softmax(torch.randn(8, 4096), dim=1)
+    scale = timed_scale(1e-3)      # an honest Triton softmax: ~1e-3 units in the checked calls
+    assert scale == 1.0 / 16
+    assert first_failure([other], [want], scale, "here") is not None
+    assert first_failure([want + 1e-9], [want], scale, "here") is None
+    # the RNN library: exact fp32 against cuDNN's TF32, ~2 units in the checked calls
+    hidden = torch.randn(64, 256)
+    assert first_failure([hidden + 3e-4], [hidden], timed_scale(2.0), "here") is None
+    text = first_failure([hidden + 0.1], [hidden], timed_scale(2.0), "timed call 3")
+    assert "timed call 3" in text and "elements outside tolerance" in text
+    nan = torch.tensor([float("nan"), 1.0])
+    assert first_failure([nan.clone()], [nan], scale, "here") is None  # the task's own NaN
+    assert first_failure([torch.tensor([1.0, float("nan")])], [torch.tensor([1.0, 1.0])],
+                         scale, "here") is not None
 
 
 class _PassThroughGuard:
