@@ -28,6 +28,11 @@ BLOCKS = 5              # measured stand-in blocks (after one discarded warm-up 
 MIN_MARGIN_MS = 0.3
 RELATIVE_MARGIN = 0.25
 BLOCK_MARGIN_MS = 0.5   # per block (one request's round trip), divided among its trials
+# Past the allowance the judge's wall clock is charged to the candidate (its block means are
+# raised); it is rejected only when the unaccounted time is gross: more than this, or more than
+# it reports. The H100's GRU library kernel showed 0.39 and 0.56 ms per trial on two leases
+# against an allowance of 0.51: an honest kernel is charged a little, not accused.
+GROSS_MS = 0.5
 CPU_MARGIN_MS = 2.0     # host clocks on a shared two-core CPU (tests only): scheduler noise
 
 
