@@ -229,8 +229,10 @@ class Host:
         forward = self.model
         if request.get("stand_in"):  # the calibration's forward: new outputs, no work
             shapes = [(getattr(torch, o["dtype"]), o["shape"]) for o in request["stand_in"]]
-            forward = lambda *args: [torch.empty(shape, dtype=dtype, device=self.device)  # noqa: E731
-                                     for dtype, shape in shapes]
+
+            def forward(*args):
+                return [torch.empty(shape, dtype=dtype, device=self.device)
+                        for dtype, shape in shapes]
         cpu = self.device == "cpu"
         if self.flush is None and request.get("flush") and not cpu:
             self.flush = timing.l2_flush_buffer(torch.cuda.current_device())

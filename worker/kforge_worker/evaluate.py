@@ -709,7 +709,7 @@ class Evaluation:
         median over blocks of each block's mean (timing.block_stats), for every runner; the
         candidate's block means are cross-checked with the judge's wall clock against the
         honest overhead measured before its import (calibration.py)."""
-        from kforge_worker import calibration, timed_check, timing
+        from kforge_worker import timed_check, timing
         torch = self.torch
         template = self.slots[0]
         block = block_size(sum(template.input_sizes), sum(template.output_sizes))
@@ -769,7 +769,7 @@ class Evaluation:
             for slot in slots:
                 slot.release()
         self.result["phases_s"]["timing_wall"] = round(time.monotonic() - began, 3)
-        self.score_timing(blocks, walls, firsts, block, reasons, cpu, calibration, timing)
+        self.score_timing(blocks, walls, firsts, block, reasons, cpu)
 
     def baseline_runners(self, timing):
         """{name: runner} of the baselines (eager always: the score is against it, and its
@@ -809,12 +809,13 @@ class Evaluation:
                                  sink, after=keep if kept is not None else None, cpu=cpu,
                                  seed=FORWARD_SEED)
 
-    def score_timing(self, blocks, walls, firsts, block, reasons, cpu, calibration, timing):
+    def score_timing(self, blocks, walls, firsts, block, reasons, cpu):
         """Stats, the wall-clock cross-check and the score. A candidate block's mean is raised
         to what the judge's wall clock shows beyond the allowance (a block that under-reports
         gains nothing past the noise margin, whatever the other blocks say); the candidate is
         rejected when its typical block's gap exceeds the allowance grossly (by more than
         calibration.GROSS_MS and more than the time it reports)."""
+        from kforge_worker import calibration, timing
         gaps = {name: [(wall - sum(ms)) / len(ms) for ms, wall in zip(blocks[name], walls[name])]
                 for name in blocks}
         judge_gap = statistics.median(gaps["eager"])

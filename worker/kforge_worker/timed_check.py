@@ -12,6 +12,8 @@ thousands of columns has values near 1e-4, inside the base allclose tolerance of
 kernel's error on a fresh set is of the size it was on the checked ones (the RNN library's exact
 fp32 against cuDNN's TF32: ~2 units, so ~16 allowed here)."""
 
+import math
+
 import torch
 
 from kforge_worker.correctness import Comparison, _chunks, base_tolerance
@@ -23,7 +25,7 @@ FLOOR = 1.0 / 16
 def timed_scale(units32):
     """The tolerance, in multiples of the base allclose tolerance, for timed calls of a
     candidate whose largest error in the checked calls was `units32` of it."""
-    return max(FLOOR, TIMED_K * units32) if units32 == units32 else float("inf")
+    return float("inf") if math.isnan(units32) else max(FLOOR, TIMED_K * units32)
 
 
 def first_failure(got, want, scale, where):

@@ -9,6 +9,7 @@ references are special: only the recurrent operators and modules are forbidden, 
 strategy may do its input projection as one GEMM (linear/matmul/addmm) in PyTorch."""
 
 import functools
+import math
 import re
 
 from torch.overrides import TorchFunctionMode
@@ -167,10 +168,7 @@ def _numel(shape):
     if not isinstance(shape, (list, tuple)) or not shape:
         return 0
     if all(isinstance(d, int) for d in shape):
-        count = 1
-        for d in shape:
-            count *= d
-        return count
+        return math.prod(shape)
     return max((_numel(inner) for inner in shape), default=0)
 
 class OpRecorder(TorchFunctionMode):
@@ -365,7 +363,7 @@ class Policy:
         put the task's data through reductions, transcendentals or matmuls in PyTorch (`calls`:
         AtenRecorder.calls; `size`: elements of the call's largest input or output). Operators
         `check` already names (the one it replaces) are left to it."""
-        if not getattr(self, "own_work", False) or size <= 0:
+        if not self.own_work or size <= 0:
             return []
         volume, arithmetic = {}, {}
         kinds = [compute_class(name, raw) for name, raw, _, _ in calls]
