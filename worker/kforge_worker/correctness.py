@@ -97,6 +97,10 @@ class Comparison:
         # the largest error vs the fp32 reference in allclose units (|err| / (base + base x
         # |ref32|)): what timed calls are held to (timed_check.py)
         self.units32 = 0.0
+        # what the checked verdict allowed vs the fp32 reference, in the same units: its own
+        # bound (the widening, 1 without fp64) plus the fp32 reference's own error (the
+        # triangle inequality): the ceiling of the timed calls' tolerance (timed_check.py)
+        self.allowed_units = 0.0
         self._mean_sum = 0.0
         self._mean64_sum = 0.0
         self._compared = 0
@@ -194,6 +198,8 @@ class Comparison:
                 del got64, ref32, ref64
         if numel:
             self.units32 = _max(self.units32, units32)
+            self.allowed_units = _max(self.allowed_units,
+                                      (scale if scale <= MAX_SCALE else 1.0) + ratio)
             self.max_abs_err = _max(self.max_abs_err, max32)
             self.max_abs_err_fp64 = _max(self.max_abs_err_fp64, max64)
             self.reference_err_fp64 = _max(self.reference_err_fp64, max_own)

@@ -352,6 +352,7 @@ class Evaluation:
         self.source = b""
         self.numerics_seen = None  # what the candidate process said each call computed in
         self.checked_units = 0.0   # the largest error of the checked calls (timed_check.py)
+        self.checked_allowed = float("inf")  # what their verdict allowed, same units
         self.harness_gaps = None   # the calibration's per-trial gaps (calibration.py)
 
     # ---- helpers ----------------------------------------------------------------------------
@@ -648,6 +649,7 @@ class Evaluation:
         if not comparison.passed:
             raise Failure("wrong_output", comparison.first_failure)
         self.checked_units = comparison.units32
+        self.checked_allowed = comparison.allowed_units
 
     def generalization(self):
         """Correct at one alternative shape set too, or the shapes are hard-coded."""
@@ -715,7 +717,7 @@ class Evaluation:
         block = block_size(sum(template.input_sizes), sum(template.output_sizes))
         # lean: block is 1 (a set is over 2 GiB) and the correctness slot serves
         slots = self.slots[:1] if self.lean else [template.like() for _ in range(block)]
-        scale = timed_check.timed_scale(self.checked_units)
+        scale = timed_check.timed_scale(self.checked_units, self.checked_allowed)
         cpu = self.device == "cpu"  # tests only (time_on_cpu): host clocks, no speed claim
         flush = timing.l2_flush_buffer(torch.cuda.current_device()) \
             if self.request["flush_l2"] and not cpu else None

@@ -20,12 +20,19 @@ from kforge_worker.correctness import Comparison, _chunks, base_tolerance
 
 TIMED_K = 8.0
 FLOOR = 1.0 / 16
+# Never looser than twice what the checked calls' own verdict allowed against the fp32
+# reference (Comparison.allowed_units): a candidate showing 0.9 units when checked may not
+# serve 6 in timed calls, where the bare 8x rule let 7.2 through (a blind red team, a33).
+CEILING_K = 2.0
 
 
-def timed_scale(units32):
+def timed_scale(units32, allowed_units=float("inf")):
     """The tolerance, in multiples of the base allclose tolerance, for timed calls of a
-    candidate whose largest error in the checked calls was `units32` of it."""
-    return float("inf") if math.isnan(units32) else max(FLOOR, TIMED_K * units32)
+    candidate whose largest error in the checked calls was `units32` of it, under a verdict
+    that allowed `allowed_units`."""
+    if math.isnan(units32):
+        return float("inf")
+    return max(FLOOR, min(TIMED_K * units32, CEILING_K * allowed_units))
 
 
 def first_failure(got, want, scale, where):

@@ -302,6 +302,10 @@ def test_timed_tolerance_follows_the_checked_calls_error():
     assert first_failure([hidden + 3e-4], [hidden], timed_scale(2.0), "here") is None
     text = first_failure([hidden + 0.1], [hidden], timed_scale(2.0), "timed call 3")
     assert "timed call 3" in text and "elements outside tolerance" in text
+    # capped by the checked verdict's allowance: 0.9 units checked under a 1.05-unit verdict
+    # may not become 7.2 units in timed calls
+    assert timed_scale(0.9, 1.05) == 2.1
+    assert timed_scale(2.0, 10.0) == 16.0
     nan = torch.tensor([float("nan"), 1.0])
     assert first_failure([nan.clone()], [nan], scale, "here") is None  # the task's own NaN
     assert first_failure([torch.tensor([1.0, float("nan")])], [torch.tensor([1.0, 1.0])],
