@@ -169,5 +169,38 @@ section_parity_sweep() {
     --only level1/25 level1/30 level1/36 level1/38 level1/39 level1/45 level1/87 level1/92 2>&1 | tail -12
 }
 
+# Session 7: the three 8 GiB level-1 tasks, timing parity at cold cache, and the timed-call cases.
+section_s7_first() {
+  step "level-1 tasks that ran the judge out of memory (36, 38, 39), with baselines"
+  timeout 200 "$KFORGE_PYTHON" tests/kernelbench_sweep.py --root .carry/kb --device cuda --baseline \
+    --jobs 1 --trials 10 --timeout 90 --deadline 170 --json "$OUT/level1_8gib.json" \
+    --markdown "$OUT/level1_8gib.md" --only level1/36 level1/38 level1/39 2>&1 | tail -8
+  step "timing parity, cold cache in all three timers (KernelBench's current timer)"
+  timeout 170 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants "" \
+    --budget-s 150 --json "$OUT/timing_parity.json" 2>&1 | tail -8
+  step "timed calls observed as checked ones: a34, a36, a24, a33 with legitimate kernels"
+  timeout 170 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --json "$OUT/trust_s7.json" \
+    --only a34 a36 a24 a33 library/softmax library/gelu tests/controls/matmul 2>&1 | grep -v '^\['
+}
+# The whole red-team corpus (attacks) beside the fault corpus, two workers on one GPU.
+section_s7_corpus() {
+  timeout 570 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only f \
+    --json "$OUT/faults_gpu.json" > "$OUT/faults_gpu.txt" 2>&1 &
+  step "attacks (all), faults beside them"
+  timeout 570 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a \
+    --json "$OUT/attacks_gpu.json" 2>&1 | grep -v '^\[' | tee "$OUT/attacks_gpu.txt"
+  wait
+  step "faults"
+  grep -v '^\[' "$OUT/faults_gpu.txt"
+}
+# Every legitimate candidate alone (library, controls), then the RNN library on the real files.
+section_s7_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (library, controls)"
+  timeout 330 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
+    --json "$OUT/legit_gpu.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_gpu.txt"
+  section_rnn_real
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -9,15 +9,18 @@ softmax.py) and bench/parity/gelu_scale.py (2 launches, bench/parity/gelu_scale_
 `CANDIDATE[:TASK]` arguments replace them. Per round, for each case (round-major, so a stopped
 run still covers every case):
 
-  kforge       an `evaluate` request through a warm worker (`python3 -m kforge_worker`), L2 flush
-               off (as KernelBench), the candidate's median: its process confined, inputs in
-               shared buffers, blocks interleaved with the judge's eager blocks, every timed
-               output checked;
+  kforge       an `evaluate` request through a warm worker (`python3 -m kforge_worker`), L2
+               cleared before every trial (its default; --cache warm: not), the candidate's
+               median of block means: its process confined, inputs in shared buffers (a fresh
+               set per timed call), blocks interleaved with the judge's eager blocks, every timed
+               output checked, the operator recorder on;
   then, in a fresh process that imports torch, the task and the candidate only:
-  kernelbench  KernelBench's `time_execution_with_cuda_event`: warm-up 3 (each synchronised),
-               then per trial: new events, record, call, record, synchronise, elapsed;
+  kernelbench  KernelBench's current `time_execution_with_cuda_event` (src/timing.py): warm-up 3
+               (each synchronised), then per trial: synchronise, new events, clear L2 (a new
+               256 MB tensor filled: "we care about cold cache performance"), record, call,
+               record, synchronise; the first trial discarded; the mean;
   bare         the same per-call window with nothing else in the loop: events made up front,
-               record, call, record, synchronise; times read after the loop;
+               (a preallocated 256 MB buffer filled,) record, call, record, synchronise; median;
   throughput   (info, not a criterion) record, TRIALS calls back to back, record, / TRIALS: the
                next call's launches overlap the previous call's kernels, which no per-call timer
                with a synchronise can do;
@@ -98,28 +101,48 @@ def standalone(args):
     trials = args.trials
     out = {}
 
+    cold = args.cache == "cold" and not cpu
+
+    def clear_l2_cache():  # KernelBench's (src/timing.py): a new 256 MB tensor filled per trial
+        if cold:
+            dummy = torch.empty((32, 1024, 1024), dtype=torch.int64, device=device)
+            dummy.fill_(42)
+            del dummy
+
     def kernelbench(before=None):
+        """KernelBench's time_execution_with_cuda_event: warm-up 3 (each synchronised), the
+        allocator's cache emptied, then per trial: synchronise, new events, clear L2 (cold
+        cache, its current timer), record, call, record, synchronise; the first trial
+        discarded; KernelBench reports the mean."""
         for _ in range(3):
             model(*inputs)
             synchronize()
+        if cold:
+            torch.cuda.empty_cache()
         samples = []
-        for _ in range(trials):
+        for _ in range(trials + 1):
+            synchronize()
             if before is not None:
                 before()
             start = event(enable_timing=True)
             end = event(enable_timing=True)
+            clear_l2_cache()
             start.record()
             model(*inputs)
             end.record()
             synchronize()
             samples.append(start.elapsed_time(end))
-        return statistics.median(samples)
+        return statistics.mean(samples[1:])
+
+    flush = torch.empty((32, 1024, 1024), dtype=torch.int64, device=device) if cold else None
 
     def bare():
         pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in range(trials)]
         model(*inputs)
         synchronize()
         for start, end in pairs:
+            if flush is not None:
+                flush.fill_(42)
             start.record()
             model(*inputs)
             end.record()
@@ -200,7 +223,7 @@ def run_standalone(args, task, candidate, variants):
         env.pop("TRITON_INTERPRET", None)
     done = subprocess.run([sys.executable, os.path.abspath(__file__), "--standalone",
                            "--device", args.device, "--task", task, "--trials", str(args.trials),
-                           "--variants", variants, candidate],
+                           "--variants", variants, "--cache", args.cache, candidate],
                           capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
@@ -242,7 +265,7 @@ class Worker:
 
 def kforge_time(worker, args, task, candidate):
     request = {"op": "evaluate", "task_path": task, "candidate_path": candidate,
-               "device": args.device, "trials": args.trials, "flush_l2": False,
+               "device": args.device, "trials": args.trials, "flush_l2": args.cache == "cold",
                "baselines": ["eager"], "check_generalization": False, "profile": False,
                "timeout_s": 240}
     if args.device == "cpu":
@@ -296,6 +319,11 @@ def main():
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"diagnostic timers, any of {','.join(VARIANTS)} ('' for none)")
     parser.add_argument("--tolerance", type=float, default=0.03)
+    parser.add_argument("--cache", choices=("cold", "warm"), default="cold",
+                        help="cold (default): L2 cleared before every trial in all three timers, "
+                             "as KernelBench's current timer and kforge's default do; warm: no "
+                             "clearing (KernelBench's first timer; kforge's fresh inputs are "
+                             "still cold there)")
     parser.add_argument("--budget-s", type=float, default=270.0,
                         help="no new round is started past this (rounds are all cases)")
     parser.add_argument("--json", default="")

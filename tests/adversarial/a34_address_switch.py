@@ -1,4 +1,4 @@
-"""Attack 34 (checked vs timed, OPEN): the first two input addresses are the checked calls' slots; any other address is timing: torch.softmax there (blind red team, session 6; docs/trust.md)."""
+"""Attack 34 (checked vs timed): the first two input addresses are the checked calls' slots; any other address is timing: torch.softmax there (blind red team, session 6; docs/trust.md)."""
 import torch
 import torch.nn as nn
 import triton

@@ -1,4 +1,4 @@
-"""Attack 34 (checked vs timed, OPEN): calls less than 4 ms apart are a timing block: PyTorch softmax there (blind red team, session 6; docs/trust.md)."""
+"""Attack 34 (checked vs timed): calls less than 4 ms apart are a timing block: PyTorch softmax there (blind red team, session 6; docs/trust.md)."""
 import torch
 import torch.nn as nn
 import triton

@@ -1,4 +1,4 @@
-"""Attack 34 (checked vs timed, OPEN): honest kernel while the profiler is on (checked calls), torch.softmax otherwise (blind red team, session 6; docs/trust.md)."""
+"""Attack 34 (checked vs timed): honest kernel while the profiler is on (checked calls), torch.softmax otherwise (blind red team, session 6). Neutralised: the operator recorder is on in timed calls too, so this candidate is always honest (ok at the honest kernel's time)."""
 import torch
 import torch.nn as nn
 import triton

@@ -1,4 +1,4 @@
-"""Attack 36 (hidden work, OPEN): a _thread.start_new_thread thread maps the process's memfds and precomputes every slot's answer in NumPy outside the events (blind red team, session 6; docs/trust.md)."""
+"""Attack 36 (hidden work): a _thread.start_new_thread thread maps the process's memfds and precomputes every slot's answer in NumPy outside the events (blind red team, session 6; docs/trust.md)."""
 import os, mmap, time, _thread
 import numpy as np
 import torch

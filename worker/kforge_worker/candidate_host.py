@@ -33,6 +33,7 @@ Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, 
   finish   {}                          violations, side effects, notes
 Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"list": [...]}."""
 
+import contextlib
 import os
 import sys
 import time
@@ -55,6 +56,7 @@ class Host:
         self.flush = None
         self.side_effects_before = None
         self.sealed = False
+        self.timed_watches = []  # (TimedCallWatch, calls) of each timing block, read at finish
         self._nonce = None
         self._began = time.monotonic()
 
@@ -237,19 +239,32 @@ class Host:
         if self.flush is None and request.get("flush") and not cpu:
             self.flush = timing.l2_flush_buffer(torch.cuda.current_device())
         described = [None] * len(trials)
+        watch = TimedCallWatch(self.guard, [args for args, _ in trials])
 
         def after(index, outputs):
+            watch.after_trial(outputs)
             described[index] = self.write_outputs(outputs, trials[index][1])
 
+        warmup = int(request.get("warmup", 0))
         try:
-            samples, _ = timing.time_block(
-                [lambda args=args: forward(*args) for args, _ in trials],
-                self.flush if request.get("flush") else None, int(request.get("warmup", 0)),
-                after=after, cpu=cpu, seed=request.get("seed"))
+            # Timed calls are observed as checked ones are (the operator recorder is on from the
+            # first warm-up call to the last trial): nothing in the candidate's process tells
+            # the two apart, and what a timed call dispatched meets the same policy.
+            with watch.recording():
+                samples, _ = timing.time_block(
+                    [lambda args=args: forward(*args) for args, _ in trials],
+                    self.flush if request.get("flush") else None, warmup,
+                    after=after, cpu=cpu, seed=request.get("seed"))
         except BaseException as error:
+            watch.close()
             status, text, location = self.candidate_failure(error, "time ModelNew.forward")
             return _reply_error(self, status, text, location)
         self.send({"ok": True, "ms": samples, "outputs": described})
+        # After the reply: the judge's wall clock around this request (calibration.py) does not
+        # wait for the profiler to stop; its events are read at `finish`.
+        watch.close()
+        if not request.get("stand_in"):
+            self.timed_watches.append((watch, len(trials) + warmup))
 
     def op_profile(self, request, fds):
         import torch
@@ -267,6 +282,9 @@ class Host:
 
     def op_finish(self, request, fds):
         from kforge_worker import side_effects
+        for watch, calls in self.timed_watches:
+            watch.check(calls)
+        self.timed_watches = []
         self.guard.checkpoint()
         changed = side_effects.differences(self.side_effects_before, side_effects.capture())
         self.send({"ok": True, "violations": self.guard.violations,
@@ -295,6 +313,61 @@ class Host:
                     continue
                 _reply_error(self, "internal",
                              "candidate process error:\n" + traceback.format_exc()[-4000:])
+
+
+class TimedCallWatch:
+    """The operator recorder of checked calls (trust_ops.AtenRecorder), kept on over a whole
+    timing block: every timed call runs in the same observed state as a checked one (a34: a
+    candidate that switched to torch.softmax whenever the profiler was off, at addresses it had
+    not seen, or at timing pace, ended ok). `check` (at finish) puts the recorded operators
+    through the guard's policy and own-work rule, per call. A candidate that stops the recorder
+    inside a call is named."""
+
+    def __init__(self, guard, trial_args):
+        from kforge_worker.trust_ops import AtenRecorder
+        self.guard = guard
+        self.recorder = AtenRecorder()
+        self.open = False
+        self.stopped = False
+        self.size = max((_elements(args) for args in trial_args), default=0)
+
+    @contextlib.contextmanager
+    def recording(self):
+        """On for the block; stopped by `close`, after the reply."""
+        self.recorder.start()
+        self.open = True
+        yield self
+
+    def close(self):
+        if not self.open:
+            return
+        self.open = False
+        try:
+            self.recorder.stop()
+        except RuntimeError:  # the profiler it started is no longer running
+            self.stopped = True
+
+    def after_trial(self, outputs):
+        import torch
+        if not torch._C._autograd._profiler_enabled():
+            self.stopped = True
+        self.size = max(self.size, _elements(outputs))
+
+    def check(self, calls):
+        if self.guard is None:
+            return
+        if self.stopped:
+            self.guard.note_timed(["stopped the operator recording"])
+            return
+        self.recorder.read()
+        self.guard.check_timed(self.recorder, self.size, calls)
+
+
+def _elements(values):
+    """Elements of the largest tensor among `values` (a tensor, or a list/tuple of them)."""
+    import torch
+    items = list(values) if isinstance(values, (list, tuple)) else [values]
+    return max((item.numel() for item in items if isinstance(item, torch.Tensor)), default=0)
 
 
 def main(argv):

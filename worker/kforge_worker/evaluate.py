@@ -49,6 +49,9 @@ LEAN_SET_BYTES = 2 << 30
 # outputs this small: float64 doubles them, and the judge's host memory is limited
 # (sandbox.DEFAULT_HOST_MEMORY_GB); larger tasks go without (the note says why).
 HOST_FP64_MAX_BYTES = 1 << 30
+# A float64 reference run on the device needs about this many times its widened inputs and
+# outputs (themselves, and temporaries as large: a norm's x.pow(2), its quotient).
+FP64_DEVICE_FACTOR = 3
 MIN_OWN_SHARE = 0.1             # on the GPU, the candidate's own kernels' share of its GPU time
 SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-cand-[^/\s]+/scratch/kforge_candidate\.py")
 # Model and ModelNew are built from this seed, so equal parameter layouts get equal weights. It
@@ -423,8 +426,9 @@ class Evaluation:
         from kforge_worker.correctness import output_list
         if self.model64 is None or self.model64[0] is not model:
             host_ok = self.device == "cpu" or host_bytes <= HOST_FP64_MAX_BYTES
-            self.model64 = [model, None, None, [self.device] + (["cpu"] if host_ok and
-                                                                self.device != "cpu" else [])]
+            device_ok = self.device == "cpu" or self.fp64_fits_device(host_bytes)
+            self.model64 = [model, None, None, ([self.device] if device_ok else []) + (
+                ["cpu"] if host_ok and self.device != "cpu" else [])]
             if not host_ok:
                 self.fp64_host_skipped = host_bytes
         state = self.model64
@@ -448,6 +452,22 @@ class Evaluation:
                 state[1] = None
                 if state[2] != "cpu":
                     self.torch.cuda.empty_cache()
+
+    def fp64_fits_device(self, fp64_bytes):
+        """Whether a float64 reference run (its widened inputs and outputs, `fp64_bytes`, and as
+        much again twice over for its temporaries) fits on the device beside what the task still
+        needs there (the shared slots and the candidate's own inputs, outputs and temporaries:
+        three times the fp32 set). Full-size level1/36_RMSNorm, 38_L1Norm and 39_L2Norm (8 GiB in,
+        8 out) ran the judge out of an 80 GB H100 trying (2026-11-25); they go without."""
+        free, _ = self.torch.cuda.mem_get_info()
+        free += self.torch.cuda.memory_reserved() - self.torch.cuda.memory_allocated()
+        need = FP64_DEVICE_FACTOR * fp64_bytes + 3 * fp64_bytes // 2
+        if need <= free:
+            return True
+        self.fp64_error = (f"skipped on the device: {need / 1024 ** 3:.1f} GiB for its float64 "
+                           f"inputs, outputs and temporaries beside the task's slots, "
+                           f"{free / 1024 ** 3:.1f} GiB free")
+        return False
 
     def expected(self, model, input_set):
         want32 = self.run_reference(model, input_set)

@@ -268,6 +268,7 @@ class Guard:
         self._audit_seen = []
         self._threads = set(threading.enumerate())
         self._held = []          # the previous guarded call's inputs, kept alive
+        self._raw_threads_seen = set(sys._current_frames())  # (threads that were there before)
 
     @property
     def violations(self):
@@ -296,6 +297,7 @@ class Guard:
         _import_own_modules()  # so that lazily imported ones are in the snapshot too
         _prepare_compiler(self.options)
         self._threads = set(threading.enumerate())
+        self._raw_threads_seen = set(sys._current_frames())
         for name, module in list(sys.modules.items()):
             if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):
                 _watch_module(module)
@@ -380,6 +382,20 @@ class Guard:
         self._held = list(inputs)
         return outputs
 
+    def check_timed(self, aten, size, calls):
+        """The operators a timing block's `calls` forwards dispatched (candidate_host.
+        TimedCallWatch), against the policy the checked calls meet; the own-work rule per call
+        (the block's volume against `calls` times the task's size)."""
+        if self._policy is None:
+            return
+        reasons = self._policy.check(aten.names, [])
+        if not self.options.get("allow_pytorch_only"):
+            reasons += self._policy.check_own_work(aten.calls, size * max(calls, 1))
+        self.note_timed(reasons)
+
+    def note_timed(self, reasons):
+        self._add([f"{reason} (in timed calls)" for reason in reasons])
+
     def _record_reference(self, inputs):
         """One reference forward on copies of these inputs (after the candidate's: it runs first)
         under the recorders, to learn which operators the candidate replaces."""
@@ -417,6 +433,7 @@ class Guard:
                                f"a view of it)"])
 
     def _check_threads(self, before, only_candidate=False):
+        self._check_raw_threads()
         for thread in set(threading.enumerate()) - before:
             target = getattr(thread, "_target", None) or getattr(type(thread), "run", None)
             origin = getattr(target, "__module__", "") or ""
@@ -426,6 +443,20 @@ class Guard:
             if thread.is_alive() and not origin.startswith(("torch", "triton")):
                 self._add([f"left a thread running ({thread.name}): work the timing would not "
                            f"see"])
+
+    def _check_raw_threads(self):
+        """Threads started below `threading` (`_thread.start_new_thread`, a36): not in
+        threading.enumerate(), but every thread that runs Python has a frame in
+        sys._current_frames(). Neither torch nor Triton starts one; any that appeared since the
+        candidate's import began is the candidate's, whatever its code claims to be."""
+        known = {thread.ident for thread in threading.enumerate()}
+        for ident, frame in sys._current_frames().items():
+            if ident in known or ident in self._raw_threads_seen:
+                continue
+            self._raw_threads_seen.add(ident)
+            name = frame.f_code.co_name if frame is not None else "native code"
+            self._add([f"left a thread running (a thread started below threading, in {name}): "
+                       f"work the timing would not see"])
 
     def _check_streams(self, stream):
         import torch

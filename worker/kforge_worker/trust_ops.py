@@ -273,13 +273,24 @@ class AtenRecorder:
         self._profile = None
 
     def __enter__(self):
-        from torch.profiler import ProfilerActivity, profile
-        self._profile = profile(activities=[ProfilerActivity.CPU], record_shapes=True)
-        self._profile.__enter__()
+        self.start()
         return self
 
     def __exit__(self, *exc):
-        self._profile.__exit__(*exc)
+        self.stop(*exc)
+        self.read()
+        return False
+
+    def start(self):
+        from torch.profiler import ProfilerActivity, profile
+        self._profile = profile(activities=[ProfilerActivity.CPU], record_shapes=True)
+        self._profile.__enter__()
+
+    def stop(self, *exc):
+        self._profile.__exit__(*(exc or (None, None, None)))
+
+    def read(self):
+        """Parses the stopped session's events (the slow part: tens of us per event)."""
         events = [event for event in self._profile.events() if aten_name(event.name)]
         index = {id(event): position for position, event in enumerate(events)}
         for event in events:
@@ -292,7 +303,6 @@ class AtenRecorder:
                 parent = getattr(parent, "cpu_parent", None)
             self.calls.append((name, raw, max((_numel(s) for s in shapes), default=0),
                                -1 if parent is None else index[id(parent)]))
-        return False
 
 
 class Policy:

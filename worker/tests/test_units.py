@@ -650,3 +650,21 @@ def test_candidate_environment_is_an_allowlist(tmp_path, monkeypatch):
     assert env["TEARDOWN_CUPTI"] == "1"
     assert "KFORGE_API_KEY" not in env and "SOME_UNKNOWN_NAME" not in env
     assert "sk-canary" not in "".join(env.values())
+
+
+# ---- the judge's memory budget ----------------------------------------------------------------
+
+def test_fp64_reference_only_where_it_fits_on_the_device():
+    # Full-size level1/38_L1Norm (8 GiB in, 8 out): its float64 run and the task's slots exceed an
+    # 80 GB GPU; it goes without (a note says why). A 1 GiB task keeps it.
+    from types import SimpleNamespace
+
+    from kforge_worker.evaluate import Evaluation
+    gib = 1024 ** 3
+    cuda = SimpleNamespace(mem_get_info=lambda: (60 * gib, 80 * gib),
+                           memory_reserved=lambda: 12 * gib, memory_allocated=lambda: 10 * gib)
+    judge = SimpleNamespace(torch=SimpleNamespace(cuda=cuda), fp64_error=None)
+    assert Evaluation.fp64_fits_device(judge, 2 * (1 + 1) * gib)
+    assert judge.fp64_error is None
+    assert not Evaluation.fp64_fits_device(judge, 2 * (8 + 8) * gib)
+    assert "skipped on the device" in judge.fp64_error and "62.0 GiB free" in judge.fp64_error
