@@ -174,7 +174,8 @@ section_s7_first() {
   step "level-1 tasks that ran the judge out of memory (36, 38, 39), with baselines"
   timeout 200 "$KFORGE_PYTHON" tests/kernelbench_sweep.py --root .carry/kb --device cuda --baseline \
     --jobs 1 --trials 10 --timeout 90 --deadline 170 --json "$OUT/level1_8gib.json" \
-    --markdown "$OUT/level1_8gib.md" --only level1/36 level1/38 level1/39 2>&1 | tail -8
+    --markdown "$OUT/level1_8gib.md" --only level1/36 level1/38 level1/39 2> "$OUT/level1_8gib.err" | tail -8
+  grep -B2 -A40 Traceback "$OUT/level1_8gib.err" | grep -v '^\[' | tail -45
   step "timing parity, cold cache in all three timers (KernelBench's current timer)"
   timeout 170 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants "" \
     --budget-s 150 --json "$OUT/timing_parity.json" 2>&1 | tail -8

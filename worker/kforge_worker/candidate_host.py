@@ -28,7 +28,11 @@ Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, 
                                        the RNG seeded before each (as for a call); with
                                        `stand_in` [{dtype, shape}] (sent before the candidate
                                        is loaded: the calibration) a forward of ours that
-                                       returns new tensors of those shapes
+                                       returns new tensors of those shapes; the first `time`
+                                       opens the operator recorder's session for the timing
+                                       phase (TimedCallWatch), any request but time/map/unmap
+                                       closes it: its start falls in the judge's discarded
+                                       warm-up block, not in a scored one
   profile  {args}                      one forward under the profiler (GPU)
   finish   {}                          violations, side effects, notes
 Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"list": [...]}."""
@@ -56,7 +60,8 @@ class Host:
         self.flush = None
         self.side_effects_before = None
         self.sealed = False
-        self.timed_watches = []  # (TimedCallWatch, calls) of each timing block, read at finish
+        self.watch = None        # the open TimedCallWatch session (op_observe)
+        self.timed_watches = []  # closed sessions, read at finish
         self._nonce = None
         self._began = time.monotonic()
 
@@ -239,32 +244,42 @@ class Host:
         if self.flush is None and request.get("flush") and not cpu:
             self.flush = timing.l2_flush_buffer(torch.cuda.current_device())
         described = [None] * len(trials)
-        watch = TimedCallWatch(self.guard, [args for args, _ in trials])
+        # Timed calls are observed as checked ones are: the operator recorder is on (one session
+        # for the timing phase), so the profiler state a forward sees is the same, and what a
+        # timed call dispatched meets the policy at finish.
+        if self.watch is None:
+            self.open_watch(bool(request.get("stand_in")))
+        watch = self.watch
+        warmup = int(request.get("warmup", 0))
+        watch.calls += len(trials) + warmup
 
         def after(index, outputs):
-            watch.after_trial(outputs)
+            watch.after_trial()
             described[index] = self.write_outputs(outputs, trials[index][1])
 
-        warmup = int(request.get("warmup", 0))
         try:
-            # Timed calls are observed as checked ones are (the operator recorder is on from the
-            # first warm-up call to the last trial): nothing in the candidate's process tells
-            # the two apart, and what a timed call dispatched meets the same policy.
-            with watch.recording():
-                samples, _ = timing.time_block(
-                    [lambda args=args: forward(*args) for args, _ in trials],
-                    self.flush if request.get("flush") else None, warmup,
-                    after=after, cpu=cpu, seed=request.get("seed"))
+            samples, _ = timing.time_block(
+                [lambda args=args: forward(*args) for args, _ in trials],
+                self.flush if request.get("flush") else None, warmup,
+                after=after, cpu=cpu, seed=request.get("seed"))
         except BaseException as error:
-            watch.close()
+            self.close_watch()
             status, text, location = self.candidate_failure(error, "time ModelNew.forward")
             return _reply_error(self, status, text, location)
         self.send({"ok": True, "ms": samples, "outputs": described})
-        # After the reply: the judge's wall clock around this request (calibration.py) does not
-        # wait for the profiler to stop; its events are read at `finish`.
-        watch.close()
-        if not request.get("stand_in"):
-            self.timed_watches.append((watch, len(trials) + warmup))
+
+    def open_watch(self, stand_in):
+        self.watch = TimedCallWatch(None if stand_in else self.guard)
+        self.watch.start()
+
+    def close_watch(self):
+        """Stops the session (after the reply to the request before: the judge's wall clock
+        does not wait for it); its events are read at finish."""
+        if self.watch is not None:
+            self.watch.close()
+            if self.watch.guard is not None:
+                self.timed_watches.append(self.watch)
+            self.watch = None
 
     def op_profile(self, request, fds):
         import torch
@@ -282,8 +297,9 @@ class Host:
 
     def op_finish(self, request, fds):
         from kforge_worker import side_effects
-        for watch, calls in self.timed_watches:
-            watch.check(calls)
+        self.close_watch()
+        for watch in self.timed_watches:
+            watch.check()
         self.timed_watches = []
         self.guard.checkpoint()
         changed = side_effects.differences(self.side_effects_before, side_effects.capture())
@@ -299,6 +315,8 @@ class Host:
                 return
             self._began = time.monotonic()
             self._nonce = request.get("nonce")
+            if request.get("op") not in ("time", "map", "unmap"):
+                self.close_watch()  # a timing phase ends at any other request
             handler = getattr(self, "op_" + str(request.get("op")), None)
             if handler is None:
                 _reply_error(self, "internal", f"unknown op {request.get('op')!r}")
@@ -316,27 +334,25 @@ class Host:
 
 
 class TimedCallWatch:
-    """The operator recorder of checked calls (trust_ops.AtenRecorder), kept on over a whole
-    timing block: every timed call runs in the same observed state as a checked one (a34: a
-    candidate that switched to torch.softmax whenever the profiler was off, at addresses it had
-    not seen, or at timing pace, ended ok). `check` (at finish) puts the recorded operators
-    through the guard's policy and own-work rule, per call. A candidate that stops the recorder
-    inside a call is named."""
+    """The operator recorder of checked calls (trust_ops.AtenRecorder, without input shapes: they
+    cost ~4 us per operator inside the timed window on the H100) on over a whole timing phase:
+    every timed call runs in the same profiler state as a checked one (a34: a candidate that
+    switched to torch.softmax whenever the profiler was off, at addresses it had not seen, or at
+    timing pace, ended ok). `check` (at finish) puts what the timed calls dispatched through the
+    guard's policy and asks that they computed with the operators the checked calls did. A
+    candidate that stops the recorder inside a call is named."""
 
-    def __init__(self, guard, trial_args):
+    def __init__(self, guard):
         from kforge_worker.trust_ops import AtenRecorder
         self.guard = guard
-        self.recorder = AtenRecorder()
+        self.recorder = AtenRecorder(shapes=False)
         self.open = False
         self.stopped = False
-        self.size = max((_elements(args) for args in trial_args), default=0)
+        self.calls = 0
 
-    @contextlib.contextmanager
-    def recording(self):
-        """On for the block; stopped by `close`, after the reply."""
+    def start(self):
         self.recorder.start()
         self.open = True
-        yield self
 
     def close(self):
         if not self.open:
@@ -347,27 +363,19 @@ class TimedCallWatch:
         except RuntimeError:  # the profiler it started is no longer running
             self.stopped = True
 
-    def after_trial(self, outputs):
+    def after_trial(self):
         import torch
         if not torch._C._autograd._profiler_enabled():
             self.stopped = True
-        self.size = max(self.size, _elements(outputs))
 
-    def check(self, calls):
-        if self.guard is None:
+    def check(self):
+        if self.guard is None or not self.calls:
             return
         if self.stopped:
             self.guard.note_timed(["stopped the operator recording"])
             return
         self.recorder.read()
-        self.guard.check_timed(self.recorder, self.size, calls)
-
-
-def _elements(values):
-    """Elements of the largest tensor among `values` (a tensor, or a list/tuple of them)."""
-    import torch
-    items = list(values) if isinstance(values, (list, tuple)) else [values]
-    return max((item.numel() for item in items if isinstance(item, torch.Tensor)), default=0)
+        self.guard.check_timed(self.recorder)
 
 
 def main(argv):

@@ -44,7 +44,8 @@ import threading
 import types
 
 from kforge_worker import dataflow, numerics, numerics_report, trust_audit
-from kforge_worker.trust_ops import AtenRecorder, ModuleRecorder, OpRecorder, Policy
+from kforge_worker.trust_ops import (AtenRecorder, ModuleRecorder, OpRecorder, Policy,
+                                     compute_class)
 
 FILE_SIZE_LIMIT = 1 << 30       # no file written by the child may exceed 1 GiB
 HOST_TIME_SLACK_MS = 0.5        # host time may exceed event time by this, plus the event time
@@ -269,6 +270,7 @@ class Guard:
         self._threads = set(threading.enumerate())
         self._held = []          # the previous guarded call's inputs, kept alive
         self._raw_threads_seen = set(sys._current_frames())  # (threads that were there before)
+        self._checked_names = set()  # ATen operators the checked calls dispatched
 
     @property
     def violations(self):
@@ -365,6 +367,7 @@ class Guard:
                 self._add([f"output {index} was not computed by its own kernels: no launch wrote "
                            f"it or the memory it was computed from (a decoy launch beside "
                            f"PyTorch doing the work?)"])
+        self._checked_names.update(aten.names)
         self._launches += launches.total + native.count()
         self._calls += 1
         self._check_snapshot()
@@ -382,15 +385,20 @@ class Guard:
         self._held = list(inputs)
         return outputs
 
-    def check_timed(self, aten, size, calls):
-        """The operators a timing block's `calls` forwards dispatched (candidate_host.
-        TimedCallWatch), against the policy the checked calls meet; the own-work rule per call
-        (the block's volume against `calls` times the task's size)."""
+    def check_timed(self, aten):
+        """The operators a timing phase's forwards dispatched (candidate_host.TimedCallWatch):
+        the policy the checked calls meet, and no computing operator the checked calls did not
+        run (a candidate that computes otherwise when timed; its checked calls met the own-work
+        rule, which needs the input sizes the timed record leaves out)."""
         if self._policy is None:
             return
         reasons = self._policy.check(aten.names, [])
-        if not self.options.get("allow_pytorch_only"):
-            reasons += self._policy.check_own_work(aten.calls, size * max(calls, 1))
+        new = sorted({name for name, raw, _, _ in aten.calls if name not in self._checked_names
+                      and compute_class(name, raw) is not None})
+        if new:
+            reasons.append(f"computed with PyTorch operators in timed calls that its checked "
+                           f"calls did not run: {', '.join(new)} (it behaves differently when "
+                           f"timed)")
         self.note_timed(reasons)
 
     def note_timed(self, reasons):

@@ -265,7 +265,8 @@ class AtenRecorder:
     C++ extension calling at::gru. torch.profiler's CPU operator events (recorded at the
     dispatcher, composites and what they decompose into)."""
 
-    def __init__(self):
+    def __init__(self, shapes=True):
+        self.shapes = shapes
         self.names = []
         # (canonical name, ATen name, elements of its largest tensor input, index of the ATen
         # call it ran inside or -1: a composite's parts are not counted again)
@@ -283,7 +284,7 @@ class AtenRecorder:
 
     def start(self):
         from torch.profiler import ProfilerActivity, profile
-        self._profile = profile(activities=[ProfilerActivity.CPU], record_shapes=True)
+        self._profile = profile(activities=[ProfilerActivity.CPU], record_shapes=self.shapes)
         self._profile.__enter__()
 
     def stop(self, *exc):

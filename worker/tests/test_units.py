@@ -668,3 +668,17 @@ def test_fp64_reference_only_where_it_fits_on_the_device():
     assert judge.fp64_error is None
     assert not Evaluation.fp64_fits_device(judge, 2 * (8 + 8) * gib)
     assert "skipped on the device" in judge.fp64_error and "62.0 GiB free" in judge.fp64_error
+
+
+def test_fingerprint_tells_bit_identical_outputs_from_others():
+    from kforge_worker import snapshots
+    x = torch.randn(1000, 37)
+    assert snapshots.fingerprint(x) == snapshots.fingerprint(x.clone())
+    y = x.clone()
+    y[500, 3] = torch.nextafter(y[500, 3], torch.tensor(float("inf")))
+    assert snapshots.fingerprint(x) != snapshots.fingerprint(y)
+    assert snapshots.fingerprint(x) != snapshots.fingerprint(x.reshape(37, 1000))
+    loss = torch.tensor(2.5)  # a 0-dim output
+    assert snapshots.fingerprint(loss) == snapshots.fingerprint(loss.clone())
+    half = torch.ones(3, dtype=torch.float16)  # 6 bytes: summed as bytes
+    assert snapshots.fingerprint(half) != snapshots.fingerprint(half * 2)
