@@ -194,11 +194,21 @@ section_s7_corpus() {
   step "faults"
   grep -v '^\[' "$OUT/faults_gpu.txt"
 }
+# The whole red-team corpus alone, then the parity diagnosis (the recorder in KernelBench's loop).
+section_s7_attacks() {
+  step "attacks (all)"
+  timeout 400 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a \
+    --json "$OUT/attacks_gpu.json" 2>&1 | grep -v '^\[' | tee "$OUT/attacks_gpu.txt"
+  step "timing parity with the recorder variants"
+  timeout 150 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 1 --chunks 1 --variants kb_recorded,kb_state \
+    --budget-s 130 --json "$OUT/timing_parity_diag.json" 2>&1 | tail -6
+}
 # Every legitimate candidate alone (library, controls), then the RNN library on the real files.
 section_s7_legit() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "legitimate candidates (library, controls)"
-  timeout 330 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/softmax \
+    library/gelu library/gru_out library/lstm_fc tests/controls \
     --json "$OUT/legit_gpu.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_gpu.txt"
   section_rnn_real
 }

@@ -28,6 +28,8 @@ run still covers every case):
   kb_seed_all      KernelBench's loop with torch.manual_seed + random + NumPy seeded before
                    every trial (outside the events), as kforge did before (seeding.seed_all);
   kb_seed_forward  the same with seeding.seed_forward (what kforge does now);
+  kb_recorded      KernelBench's loop inside one session of the timed calls' operator
+                   recorder (candidate_host.TimedCallWatch), then once more without it;
   kb_state         (round 1 only) kforge's own loop (timing.time_block: seed, synchronise,
                    events around one call, synchronise, output copied into a buffer) after the
                    candidate process's in-process setup (trust.child_setup's audit hook, the
@@ -50,7 +52,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.path.join(ROOT, "worker")
 CLEAN = ("kernelbench", "bare", "throughput")
-VARIANTS = ("kb_seed_all", "kb_seed_forward", "kb_state")
+VARIANTS = ("kb_seed_all", "kb_seed_forward", "kb_recorded", "kb_state")
 FORWARD_SEED = 424242   # evaluate.FORWARD_SEED (not imported: the clean timers run first)
 
 
@@ -181,6 +183,12 @@ def standalone(args):
             out["kb_seed_all"] = kernelbench(old_seed)
         if "kb_seed_forward" in variants:
             out["kb_seed_forward"] = kernelbench(lambda: seeding.seed_forward(FORWARD_SEED))
+        if "kb_recorded" in variants:  # the timed calls' operator recorder, one session
+            sys.path.insert(0, WORKER)
+            from kforge_worker.trust_ops import AtenRecorder
+            with AtenRecorder(shapes=False):
+                out["kb_recorded"] = kernelbench()
+            out["kb_after_recorded"] = kernelbench()
     if "kb_state" in variants:
         out["kb_state"] = _candidate_state_loop(model, inputs, trials, cpu, candidate)
     print(json.dumps(out), flush=True)
