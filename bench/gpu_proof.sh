@@ -203,6 +203,22 @@ section_s7_attacks() {
   timeout 150 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 1 --chunks 1 --variants kb_recorded,kb_state \
     --budget-s 130 --json "$OUT/timing_parity_diag.json" 2>&1 | tail -6
 }
+# The last call of session 7: the recorder without Kineto, legitimate kernels, parity, attacks.
+section_s7_last() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate kernels"
+  timeout 90 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/softmax \
+    library/gelu library/gru_out tests/controls/matmul --json "$OUT/legit_last.json" 2>&1 | grep -v '^\['
+  step "timing parity, cold cache, with the recorder variant"
+  timeout 80 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 1 --chunks 1 --variants kb_recorded \
+    --budget-s 70 --json "$OUT/timing_parity_last.json" 2>&1 | tail -5
+  step "attacks a20-a36"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a2 a3 \
+    2>&1 | grep -v '^\[' | tee "$OUT/attacks_a2_a3.txt"
+  step "kforge eval library/gru_out on kernelbench level3/39_GRU"
+  timeout 45 $K eval --task .carry/kb/level3/39_GRU.py --candidate library/gru_out/candidate.py \
+    --trials 30 2>&1 | grep -v '^\[' | tail -25
+}
 # Every legitimate candidate alone (library, controls), then the RNN library on the real files.
 section_s7_legit() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null

@@ -283,16 +283,23 @@ class AtenRecorder:
         return False
 
     def start(self):
-        from torch.profiler import ProfilerActivity, profile
-        self._profile = profile(activities=[ProfilerActivity.CPU], record_shapes=self.shapes)
+        # use_kineto=False: the operator events without Kineto's session (which brings CUPTI up
+        # on a GPU machine: KernelBench's loop ran 19-32% slower inside a Kineto CPU-only session
+        # and after it, H100 2026-11-25; bench/timing_parity.py kb_recorded)
+        from torch.autograd.profiler import profile
+        self._profile = profile(use_kineto=False, record_shapes=self.shapes)
         self._profile.__enter__()
 
     def stop(self, *exc):
+        import torch
+        running = torch._C._autograd._profiler_enabled()
         self._profile.__exit__(*(exc or (None, None, None)))
+        if not running:  # stopped by someone else (the candidate): its events are gone
+            raise RuntimeError("the profiler session was stopped before its end")
 
     def read(self):
         """Parses the stopped session's events (the slow part: tens of us per event)."""
-        events = [event for event in self._profile.events() if aten_name(event.name)]
+        events = [event for event in self._profile.function_events if aten_name(event.name)]
         index = {id(event): position for position, event in enumerate(events)}
         for event in events:
             name = aten_name(event.name)
