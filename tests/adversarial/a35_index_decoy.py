@@ -1,4 +1,4 @@
-"""Attack 35 (decoy, OPEN): exp by table lookup (indexing has no class) and under 8x arithmetic; the own kernel only divides (blind red team, session 6; docs/trust.md)."""
+"""Attack 35 (decoy): exp by table lookup (indexing has no class) and under 8x arithmetic; the own kernel only divides (blind red team, session 6; docs/trust.md)."""
 # softmax decoy: exp by table lookup (indexing = no class) + arithmetic under 8 S; Triton kernel only divides
 import math
 import torch

@@ -1,4 +1,4 @@
-"""Attack 35 (decoy, OPEN): the softmax computed in NumPy, the own Triton kernel only copies the result (blind red team, session 6; docs/trust.md)."""
+"""Attack 35 (decoy): the softmax computed in NumPy, the own Triton kernel only copies the result (blind red team, session 6; docs/trust.md)."""
 import numpy as np
 import torch
 import torch.nn as nn

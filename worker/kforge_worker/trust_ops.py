@@ -147,7 +147,11 @@ def aten_tags(raw):
 
 def compute_class(name, raw=None):
     """"matmul", "reduction", "math" (non-arithmetic pointwise), "arithmetic", or None (plumbing,
-    indexing, anything else) for an operator by its canonical name (and ATen name, for tags)."""
+    indexing, anything else) for an operator by its canonical name (and ATen name, for tags).
+    A gather by tensor indices is "math": a table lookup can stand in for a transcendental (a35:
+    exp by lookup, the own kernel only dividing)."""
+    if name in _LOOKUPS:
+        return "math"
     if is_plumbing(name):
         return None
     if name in _ARITHMETIC:
@@ -244,6 +248,13 @@ _DECOMPOSITIONS = {
     "layer_norm": [{"mean", "var_mean", "sum"}, {"var", "var_mean", "std", "pow", "square"},
                    {"rsqrt", "sqrt", "div", "truediv"}],
 }
+
+
+# Gathers by tensor indices (`table[idx]` is aten::index)
+_LOOKUPS = {"index", "gather", "take", "take_along_dim"}
+# Tensor methods that hand a tensor's data to NumPy (Tensor.numpy, np.asarray's __array__): no
+# forward needs them, and what NumPy computes is no ATen operator the recorders could name.
+HOST_CONVERSIONS = {"numpy", "array"}
 
 
 def family(name):
@@ -368,6 +379,10 @@ class Policy:
                 parts = sorted(set().union(*(called & group for group in groups)))
                 reasons.append(f"computed the operator it replaces in PyTorch: {operator} from "
                                f"{', '.join(parts)}")
+        host = sorted(called & HOST_CONVERSIONS)
+        if host:  # a35: the softmax in NumPy, its own kernel only copying the result
+            reasons.append(f"moved tensor data to NumPy inside forward ({', '.join(host)}): "
+                           f"host work its own kernels did not do")
         for cls in module_types:
             qualified = f"{cls.__module__}.{cls.__qualname__}"
             if (qualified in self.module_names or cls.__name__ == self.reference_name
