@@ -32,9 +32,11 @@ from test_trust import Double, Gru, Softmax, guarded, triton_scale
     ("mul", "arithmetic"), ("div", "arithmetic"), ("reciprocal", "arithmetic"),
     ("where", "arithmetic"), ("clamp_min", "arithmetic"), ("relu", "arithmetic"),
     ("maximum", "arithmetic"),
-    # plumbing and indexing: never compute
-    ("empty_like", None), ("copy", None), ("to", None), ("contiguous", None), ("gather", None),
+    # plumbing and slicing: never compute
+    ("empty_like", None), ("copy", None), ("to", None), ("contiguous", None),
     ("index_select", None), ("as_strided", None),
+    # gathers by tensor indices: a table lookup can stand in for a transcendental (a35)
+    ("gather", "math"), ("index", "math"), ("take", "math"),
 ])
 def test_operator_classes(name, kind):
     assert compute_class(name) == kind
