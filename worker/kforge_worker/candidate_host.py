@@ -37,7 +37,6 @@ Requests (judge -> here), each answered with {"ok": true, ...} or {"ok": false, 
   finish   {}                          violations, side effects, notes
 Arguments are encoded as {"buffer": id, "dtype", "shape"} | {"value": json} | {"list": [...]}."""
 
-import contextlib
 import os
 import sys
 import time
@@ -60,7 +59,7 @@ class Host:
         self.flush = None
         self.side_effects_before = None
         self.sealed = False
-        self.watch = None        # the open TimedCallWatch session (op_observe)
+        self.watch = None        # the open TimedCallWatch session (op_time opens it)
         self.timed_watches = []  # closed sessions, read at finish
         self._nonce = None
         self._began = time.monotonic()

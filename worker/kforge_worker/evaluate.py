@@ -416,9 +416,8 @@ class Evaluation:
         seed_all(FORWARD_SEED)
         # a copy only where the reference may write into its inputs (the recording run showed
         # it) or the set is small: an 8 GiB input is not copied for a reference that reads it
-        large = self.device != "cpu" and tensor_bytes(input_set) > LEAN_SET_BYTES // 4
-        arguments = input_set if large and not self.reference_mutates_inputs else \
-            clone_values(input_set, self.device)
+        arguments = input_set if self.large_on_device(input_set) and \
+            not self.reference_mutates_inputs else clone_values(input_set, self.device)
         with self.reference_code("run the reference"), self.torch.no_grad(), \
                 numerics.under(self.settings):
             outputs = output_list(model(*arguments), "the reference's")
@@ -457,6 +456,11 @@ class Evaluation:
                 state[1] = None
                 if state[2] != "cpu":
                     self.torch.cuda.empty_cache()
+
+    def large_on_device(self, values):
+        """Whether `values` (an input set) are large enough on the GPU that a spare copy of
+        them, or temporaries left in the allocator, can cost the task its memory."""
+        return self.device != "cpu" and tensor_bytes(values) > LEAN_SET_BYTES // 4
 
     def fp64_fits_device(self, fp64_bytes):
         """Whether a float64 reference run (its widened inputs and outputs, `fp64_bytes`, and as
@@ -576,7 +580,7 @@ class Evaluation:
         except Exception:  # the reference's own problem shows in its real run below
             policy = Policy([], [], self.task.model_class)
         recorded = None
-        if self.device != "cpu" and tensor_bytes(first) > LEAN_SET_BYTES // 4:
+        if self.large_on_device(first):
             # the recording's copy and temporaries back to the driver before the candidate
             # process allocates (full-size level1/38_L1Norm: 8 GiB each, the judge ran out)
             self.torch.cuda.empty_cache()
@@ -630,6 +634,17 @@ class Evaluation:
         from kforge_worker.snapshots import fingerprint, snapshot
         comparison = Comparison(self.precision)
         sets = int(self.request["input_sets"])
+
+        def keep(outputs, copy):  # what the check keeps of the first set's outputs
+            if self.lean:  # no copies of outputs this large: fingerprints
+                return [fingerprint(item) for item in outputs]
+            return [snapshot(item) for item in outputs] if copy else outputs
+
+        def same(outputs, kept):
+            if self.lean:
+                return [fingerprint(item) for item in outputs] == kept
+            return same_outputs(outputs, kept)
+
         first_got = first_want = None
         candidate_constant = reference_constant = True
         slots = None
@@ -661,19 +676,10 @@ class Evaluation:
                          "own": True} for name, calls in launches.items()]
             if index == 0:
                 if sets > 1:  # the slot's outputs are overwritten by the next call: a copy
-                    if self.lean:  # no copies of outputs this large: fingerprints
-                        first_got = [fingerprint(item) for item in got]
-                        first_want = [fingerprint(item) for item in want32]
-                    else:
-                        first_got, first_want = [snapshot(item) for item in got], want32
-            elif self.lean:
-                candidate_constant = candidate_constant and \
-                    [fingerprint(item) for item in got] == first_got
-                reference_constant = reference_constant and \
-                    [fingerprint(item) for item in want32] == first_want
+                    first_got, first_want = keep(got, copy=True), keep(want32, copy=False)
             else:
-                candidate_constant = candidate_constant and same_outputs(got, first_got)
-                reference_constant = reference_constant and same_outputs(want32, first_want)
+                candidate_constant = candidate_constant and same(got, first_got)
+                reference_constant = reference_constant and same(want32, first_want)
                 first_got = first_got if candidate_constant else None
                 first_want = first_want if reference_constant else None
             input_set = want32 = want64 = got = None  # freed before the next set is drawn

@@ -4,8 +4,8 @@ All runners (the candidate, the eager reference, the baselines) are timed in the
 alternate trial by trial (the order rotates every len(input_sets) trials), so clock and thermal
 drift hit all of them alike. Each trial: synchronise, flush L2 (write a buffer >= 2x the L2
 size; not waited for, as KernelBench's timer), then time one forward with CUDA events and,
-around it, host wall time (perf_counter up to the synchronise after the forward). Host time much larger than event time hints at work
-the events did not see (side streams). The first trial is discarded. Inputs rotate among several
+around it, host wall time (perf_counter up to the synchronise after the forward). Host time
+much larger than event time hints at work the events did not see (side streams). The first trial is discarded. Inputs rotate among several
 pre-generated sets.
 
 Timed calls can be checked too (`keep`): a candidate may be honest in the correctness checks
