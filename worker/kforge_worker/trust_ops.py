@@ -250,11 +250,15 @@ _DECOMPOSITIONS = {
 }
 
 
-# Gathers by tensor indices (`table[idx]` is aten::index)
-_LOOKUPS = {"index", "gather", "take", "take_along_dim"}
-# Tensor methods that hand a tensor's data to NumPy (Tensor.numpy, np.asarray's __array__): no
-# forward needs them, and what NumPy computes is no ATen operator the recorders could name.
-HOST_CONVERSIONS = {"numpy", "array"}
+# Gathers and scatters by tensor indices (`table[idx]` is aten::index) and table interpolation
+# (grid_sample): a lookup can stand in for a transcendental, a scatter-add for a sum (a37)
+_LOOKUPS = {"index", "gather", "take", "take_along_dim", "grid_sampler", "grid_sampler_2d",
+            "grid_sampler_3d", "index_put", "index_put_impl"}
+# Tensor methods that hand a tensor's data to the host's Python (Tensor.numpy, np.asarray's
+# __array__, np.from_dlpack, tolist): no forward needs them, and what NumPy or Python computes
+# is no ATen operator the recorders could name (a35, a37). `untyped_storage` is not among them:
+# Triton's launcher reads it for every tensor argument.
+HOST_CONVERSIONS = {"numpy", "array", "dlpack", "tolist"}
 
 
 def family(name):
@@ -381,8 +385,8 @@ class Policy:
                                f"{', '.join(parts)}")
         host = sorted(called & HOST_CONVERSIONS)
         if host:  # a35: the softmax in NumPy, its own kernel only copying the result
-            reasons.append(f"moved tensor data to NumPy inside forward ({', '.join(host)}): "
-                           f"host work its own kernels did not do")
+            reasons.append(f"moved tensor data to NumPy or Python inside forward "
+                           f"({', '.join(host)}): host work its own kernels did not do")
         for cls in module_types:
             qualified = f"{cls.__module__}.{cls.__qualname__}"
             if (qualified in self.module_names or cls.__name__ == self.reference_name
