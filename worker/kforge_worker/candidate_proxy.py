@@ -99,7 +99,6 @@ class CandidateProcess:
 
     def _fail(self, status, message):
         self.close()
-        self._drainer.join(timeout=2)
         if status == "crashed":
             tail = self.output.last_lines()
             if tail.strip():
@@ -299,6 +298,8 @@ class CandidateProcess:
             return
         self.closed = True
         confinement.kill(self.process)
+        # what it wrote just before (a print, then a failing reply) may still be in the pipe
+        self._drainer.join(timeout=2)
         if self.monitor is not None:
             self.monitor.close()
         for buffer in self.buffers.values():

@@ -1050,6 +1050,7 @@ class Evaluation:
                     violations += self.left_running()
         finally:
             if self.candidate is not None:
+                self.candidate.close()  # first: its output is complete once it is gone
                 self.result["output_bytes"] = self.candidate.output.bytes
                 # (kineto's profiler start/stop lines are noise, not the candidate's output)
                 self.result["output_tail"] = "\n".join(
@@ -1057,7 +1058,6 @@ class Evaluation:
                     if not line.startswith("USDT:"))[-8000:]
                 self.result["candidate_start_s"] = round(self.candidate.start_s, 3)
                 self.result["candidate_ops_s"] = self.candidate.ops_s
-                self.candidate.close()
                 monitor = self.candidate.monitor
                 if monitor is not None:  # seen by the judge, whatever the process reported
                     violations = list(monitor.refused) + [
