@@ -33,6 +33,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = ("tasks/softmax.py", "library/softmax/candidate.py")  # the recovery check after a fault
 QUICK_LIBRARY = ("softmax", "gelu")  # the library entries in the CI subset (the RNNs take minutes)
 SECRET = "sk-canary-" + hashlib.sha256(os.urandom(16)).hexdigest()[:24]
+# ... and a config file holding it, outside any home or /tmp (what the sandbox hides anyway)
+CONFIG_FILE = os.path.join(REPO, "build" if os.path.isdir(os.path.join(REPO, "build")) else "",
+                           f".corpus-config-{os.getpid()}.toml")
 
 
 class Worker:
@@ -47,7 +50,7 @@ class Worker:
     def start(self):
         # A planted secret (class 7): no result, output tail or error may ever carry it.
         env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "worker"),
-               "KFORGE_API_KEY": SECRET}
+               "KFORGE_API_KEY": SECRET, "KFORGE_CONFIG": CONFIG_FILE}
         args = [sys.executable, "-m", "kforge_worker"]
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
@@ -163,6 +166,7 @@ def fill(source_path, scratch, port, canary_dir):
     with open(source_path) as handle:
         text = handle.read()
     text = text.replace("__KFORGE_PORT__", str(port)).replace("__KFORGE_CANARY_DIR__", canary_dir)
+    text = text.replace("__KFORGE_CONFIG_FILE__", CONFIG_FILE)
     path = os.path.join(scratch, os.path.basename(source_path))
     with open(path, "w") as handle:
         handle.write(text)
@@ -250,6 +254,8 @@ def main():
     args = parser.parse_args()
 
     rows = []
+    with open(CONFIG_FILE, "w") as handle:
+        handle.write(f'provider = "openai"\napi_key = "{SECRET}"\n')
     worker = Worker(args.device)
     listener = Listener()
     work = tempfile.mkdtemp(prefix="kforge-corpora-")
@@ -343,6 +349,7 @@ def main():
     finally:
         worker.close()
         listener.close()
+        os.remove(CONFIG_FILE)
 
     counted = [r for r in rows if r["pass"] is not None]
     gaps = [r for r in rows if r["pass"] is None and r.get("got") != "skipped"]

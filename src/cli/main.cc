@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "cli/commands.h"
 #include "cli/flags.h"
 
@@ -26,6 +29,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kExitOk : kExitUsage;
+  }
+  // The config file may hold an API key: the workers hide the file KFORGE_CONFIG names from
+  // candidate code (worker/kforge_worker/confinement.py), so name the one given by --config.
+  if (!options.config.empty()) {
+    std::error_code error;
+    std::filesystem::path config = std::filesystem::absolute(options.config, error);
+    if (!error) ::setenv("KFORGE_CONFIG", config.c_str(), 1);
   }
   // Logs go to stderr: stdout carries the command's answer (one JSON object with --json).
   spdlog::set_default_logger(spdlog::stderr_color_mt("kforge"));

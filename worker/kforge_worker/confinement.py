@@ -6,9 +6,10 @@ none of the judge's memory), under bubblewrap where it works:
 - its own PID, network, IPC, UTS and cgroup namespaces (`--unshare-all`): /proc shows only the
   candidate's processes, there is no network but a loopback of its own, and when the judge kills
   it every process it started dies with its namespace (`--die-with-parent`, `--new-session`);
-- the file system read-only (`--ro-bind / /`), home directories hidden, a private /tmp and
-  /dev/shm, a minimal /dev plus the GPU's device nodes; writable: the evaluation's scratch
-  directory and this candidate source's own build cache (see `build_cache`);
+- the file system read-only (`--ro-bind / /`), home directories and kforge's config files
+  hidden, a private /tmp and /dev/shm, a minimal /dev plus the GPU's device nodes; writable:
+  the evaluation's scratch directory and this candidate source's own build cache (see
+  `build_cache`);
 - all capabilities dropped, `no_new_privs`, rlimits (no core files, a file-size cap, a bound on
   open files);
 - an environment built from an allowlist (what torch, Triton and the compilers read), never the
@@ -200,6 +201,22 @@ def _hidden_homes():
     return sorted(path for path in homes if path and os.path.isdir(path) and path != "/")
 
 
+def _hidden_configs():
+    """kforge's config files (they may hold an API key), wherever the user keeps them: the file
+    named by KFORGE_CONFIG (kforge exports --config there) and $XDG_CONFIG_HOME/kforge. Under a
+    home they are hidden with it already."""
+    found = []
+    path = os.environ.get("KFORGE_CONFIG")
+    if path and os.path.isfile(path):
+        found.append(os.path.realpath(path))
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg and os.path.isdir(os.path.join(xdg, "kforge")):
+        found.append(os.path.realpath(os.path.join(xdg, "kforge")))
+    hidden = _hidden_homes() + ["/tmp", os.path.realpath("/tmp")]
+    return [path for path in found
+            if not any(path == home or path.startswith(home + os.sep) for home in hidden)]
+
+
 def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # --json-status-fd: bwrap writes {"exit-code": N} there when the candidate exits, so a
     # process that is not bwrap's parent (the judge adopting a warm one) learns how it ended
@@ -214,6 +231,8 @@ def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     args += ["--proc", "/proc", "--tmpfs", "/tmp"]
     for home in _hidden_homes():
         args += ["--tmpfs", home]
+    for path in _hidden_configs():
+        args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", os.devnull, path]
     # what the candidate process needs from under a hidden home (the worker, an interpreter)
     for path in keep_visible:
         args += ["--ro-bind", path, path]

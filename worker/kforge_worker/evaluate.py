@@ -696,11 +696,17 @@ class Evaluation:
         self.checked_allowed = comparison.allowed_units
 
     def generalization(self):
-        """Correct at one alternative shape set too, or the shapes are hard-coded."""
+        """Correct at one alternative shape set too, or the shapes are hard-coded. The sets are
+        tried in turn until the reference runs at one (a grown size may not fit the task)."""
+        shrink = self.task.shrink or {}
+        for alternative in alternative_overrides(self.task.shapes, shrink.get("applied"),
+                                                 self.task.constants):
+            self.generalization_at(alternative)
+            if self.result["generalizes"] != "unknown":
+                return
+
+    def generalization_at(self, alternative):
         from kforge_worker.correctness import Comparison
-        alternative = alternative_overrides(self.task.shapes)
-        if not alternative:
-            return
         previous = {name: self.task.shapes[name] for name in alternative}
         if self.lean:  # room for the other shapes' slot; the same sizes come back afterwards
             self.slots[0].release()

@@ -178,22 +178,45 @@ def shrink_plans(constants):
     return plans
 
 
-def alternative_overrides(shapes):
-    """One other shape set for the generalisation check: batch + 1 if the task has a batch-like
-    constant, else a seq-like constant halved, else the first int constant > 1 plus one.
-    Returns {} when the task has no int constant to vary."""
+# A shrunk size grows back to this for the generalisation check: past the block sizes a kernel
+# may have hard-coded (64), and odd, so that a missing mask shows too
+GROWN_SIZE = 67
+
+
+def alternative_overrides(shapes, shrunk=None, constants=None):
+    """Other shape sets for the generalisation check, the first one to try first. The base one:
+    batch + 1 if the task has a batch-like constant, else a seq-like constant halved, else the
+    first int constant > 1 plus one. When --shrink made the task small (`shrunk`: the overrides
+    it applied; `constants`: the file's own values), the first set also grows one shrunk size
+    (not a batch or sequence) back towards the file's, to GROWN_SIZE: a kernel right only at the
+    small shapes (a block capped at 64) is wrong there. Returns [] when no int constant varies."""
     ints = {name: value for name, value in shapes.items()
             if isinstance(value, int) and not isinstance(value, bool)}
+    base = {}
     for name, value in ints.items():
         if "batch" in name.lower():
-            return {name: value + 1}
-    for name, value in ints.items():
-        if any(word in name.lower() for word in ("seq", "len", "time", "step")) and value >= 4:
-            return {name: value // 2}
-    for name, value in ints.items():
-        if value > 1:
-            return {name: value + 1}
-    return {}
+            base = {name: value + 1}
+            break
+    else:
+        for name, value in ints.items():
+            if any(word in name.lower() for word in ("seq", "len", "time", "step")) and value >= 4:
+                base = {name: value // 2}
+                break
+        else:
+            for name, value in ints.items():
+                if value > 1:
+                    base = {name: value + 1}
+                    break
+    if not base:
+        return []
+    for name, value in (shrunk or {}).items():
+        original = (constants or {}).get(name)
+        if name in base or name not in ints or not isinstance(original, int) or \
+                any(word in name.lower() for word in ("batch", "seq", "len", "time", "step")):
+            continue
+        if value < GROWN_SIZE <= original:
+            return [{**base, name: GROWN_SIZE}, base]
+    return [base]
 
 
 @dataclass

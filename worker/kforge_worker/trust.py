@@ -43,7 +43,7 @@ import tempfile
 import threading
 import types
 
-from kforge_worker import dataflow, numerics, numerics_report, trust_audit
+from kforge_worker import dataflow, numerics, numerics_report, provenance, trust_audit
 from kforge_worker.trust_ops import (AtenRecorder, ModuleRecorder, OpRecorder, Policy,
                                      compute_class)
 
@@ -354,9 +354,11 @@ class Guard:
         aten = AtenRecorder()
         # CPU: where the outputs came from (the GPU's profile time share says it there)
         flow_record = contextlib.nullcontext() if cuda else dataflow.record()
+        # CPU: and whether the memory they came from was written by anyone the recorders name
+        origin_record = contextlib.nullcontext() if cuda else provenance.record()
         dispatched = numerics_report.DispatchDtypes()  # the precision report's casts and GEMMs
         with count_triton_launches() as launches, native, modules, aten, ops, \
-                flow_record as flow, dispatched:
+                flow_record as flow, origin_record as origin, dispatched:
             outputs = model(*inputs)
         if cuda:
             self._check_streams(stream)
@@ -367,6 +369,7 @@ class Guard:
                 self._add([f"output {index} was not computed by its own kernels: no launch wrote "
                            f"it or the memory it was computed from (a decoy launch beside "
                            f"PyTorch doing the work?)"])
+            self._add(origin.reasons(outputs))
         self._checked_names.update(aten.names)
         self._launches += launches.total + native.count()
         self._calls += 1

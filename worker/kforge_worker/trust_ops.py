@@ -353,12 +353,16 @@ class Policy:
             and not self.recurrent
         for name in list(self.ops):
             self.ops |= family(name)
+        # A GEMM or convolution task: any other dense operator can stand in for its own (a GEMM
+        # as conv1d, a convolution as unfold + matmul), so none of them is PyTorch's help
+        self.dense = not self.recurrent and any(is_dense(name) for name in self.ops)
         self.reference_name = reference_cls.__name__ if reference_cls else "Model"
         self.module_names = {f"{t.__module__}.{t.__qualname__}" for t in reference_module_types
                              if is_recurrent_module(t)}
 
     def describe(self):
         return {"ops": sorted(self.ops), "recurrent": self.recurrent, "own_work": self.own_work,
+                "dense": self.dense,
                 "reference_name": self.reference_name, "module_names": sorted(self.module_names)}
 
     @classmethod
@@ -368,6 +372,7 @@ class Policy:
         policy.ops = set(description.get("ops") or [])
         policy.recurrent = bool(description.get("recurrent"))
         policy.own_work = bool(description.get("own_work"))
+        policy.dense = bool(description.get("dense"))
         policy.reference_name = description.get("reference_name") or "Model"
         policy.module_names = set(description.get("module_names") or [])
         return policy
@@ -378,6 +383,10 @@ class Policy:
         called = set(names)
         for name in sorted(called & self.ops):
             reasons.append(f"called the operator it replaces: torch {name}")
+        if self.dense:
+            for name in sorted(name for name in called - self.ops if is_dense(name)):
+                reasons.append(f"computed the task's dense operator with another PyTorch one: "
+                               f"torch {name}")
         for operator, groups in _DECOMPOSITIONS.items():
             if operator in self.ops and all(called & group for group in groups):
                 parts = sorted(set().union(*(called & group for group in groups)))

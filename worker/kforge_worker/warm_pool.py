@@ -131,9 +131,38 @@ def load_slot(slot, cache):
                 shutil.copy2(source, destination)
 
 
-def save_slot(slot, cache, limit_bytes=4 << 30):
+# One candidate source's compiler output (Triton kernels, an extension build: tens of MB); a
+# cache grown past this holds something else, written through the links or into the slot
+CACHE_LIMIT_BYTES = 512 << 20
+
+
+def save_slot(slot, cache, limit_bytes=CACHE_LIMIT_BYTES):
     """What the candidate built, back into its source's cache (the process is gone by now).
-    Links are copied as links, never followed; past `limit_bytes` nothing more is kept."""
+    Links are copied as links, never followed. A cache that ends up past `limit_bytes` (new
+    files, or linked ones grown in place) is emptied: it is only a cache, rebuilt next time."""
+    _copy_slot(slot, cache, limit_bytes)
+    if _tree_bytes(cache) > limit_bytes:
+        for sub in os.listdir(cache):
+            path = os.path.join(cache, sub)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+                os.makedirs(path, exist_ok=True)
+            else:
+                os.remove(path)
+
+
+def _tree_bytes(root):
+    total = 0
+    for folder, _, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _copy_slot(slot, cache, limit_bytes):
     kept = 0
     for folder, _, files in os.walk(slot):
         target = os.path.join(cache, os.path.relpath(folder, slot))

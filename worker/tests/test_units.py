@@ -26,10 +26,25 @@ def test_shrink_overrides_policy():
 
 
 def test_alternative_overrides_prefers_batch_then_seq():
-    assert alternative_overrides({"batch_size": 2, "seq_len": 8}) == {"batch_size": 3}
-    assert alternative_overrides({"seq_len": 8, "dim": 16}) == {"seq_len": 4}
-    assert alternative_overrides({"M": 16, "K": 16}) == {"M": 17}
-    assert alternative_overrides({"scale": 0.5}) == {}
+    assert alternative_overrides({"batch_size": 2, "seq_len": 8}) == [{"batch_size": 3}]
+    assert alternative_overrides({"seq_len": 8, "dim": 16}) == [{"seq_len": 4}]
+    assert alternative_overrides({"M": 16, "K": 16}) == [{"M": 17}]
+    assert alternative_overrides({"scale": 0.5}) == []
+
+
+def test_alternative_overrides_grow_a_shrunk_size_first():
+    # a kernel right only at the shrunk sizes (a block capped at 64) is wrong at the grown one
+    file = {"batch_size": 4096, "dim": 16384}
+    shrunk = {"batch_size": 2, "dim": 24}
+    assert alternative_overrides(shrunk, shrunk, file) == [
+        {"batch_size": 3, "dim": 67}, {"batch_size": 3}]
+    # sequence lengths stay (the cost grows with them); sizes the file keeps small stay too
+    assert alternative_overrides({"batch_size": 2, "seq_len": 8, "hidden_size": 16},
+                                 {"batch_size": 2, "seq_len": 8, "hidden_size": 16},
+                                 {"batch_size": 10, "seq_len": 512, "hidden_size": 256}) == [
+        {"batch_size": 3, "hidden_size": 67}, {"batch_size": 3}]
+    assert alternative_overrides({"batch_size": 2, "dim": 24}, {"batch_size": 2, "dim": 24},
+                                 {"batch_size": 16, "dim": 48}) == [{"batch_size": 3}]
 
 
 # ---- correctness ----------------------------------------------------------------------------
@@ -682,3 +697,21 @@ def test_fingerprint_tells_bit_identical_outputs_from_others():
     assert snapshots.fingerprint(loss) == snapshots.fingerprint(loss.clone())
     half = torch.ones(3, dtype=torch.float16)  # 6 bytes: summed as bytes
     assert snapshots.fingerprint(half) != snapshots.fingerprint(half * 2)
+
+
+# ---- build caches -----------------------------------------------------------------------------
+
+def test_a_build_cache_grown_past_its_limit_is_emptied(tmp_path):
+    from kforge_worker.warm_pool import load_slot, save_slot
+    cache, slot = tmp_path / "cache", tmp_path / "slot"
+    (cache / "triton").mkdir(parents=True)
+    (cache / "triton" / "kernel.so").write_bytes(b"x" * 1000)
+    load_slot(str(slot), str(cache))
+    (slot / "triton" / "new.cubin").write_bytes(b"y" * 1000)
+    save_slot(str(slot), str(cache), limit_bytes=4096)
+    assert sorted(os.listdir(cache / "triton")) == ["kernel.so", "new.cubin"]  # a normal build
+    # grown in place through the hard link, past the limit (a candidate's libc write): emptied
+    with open(slot / "triton" / "kernel.so", "ab") as handle:
+        handle.truncate(1 << 20)
+    save_slot(str(slot), str(cache), limit_bytes=4096)
+    assert os.listdir(cache) == ["triton"] and os.listdir(cache / "triton") == []

@@ -1,0 +1,304 @@
+"""On the CPU (the Triton interpreter), whether every byte a call consumed and returned was
+written by someone the recorders can name.
+
+On the CPU a tensor's memory is the host's: a candidate can compute the answer in plain Python
+(ctypes on `data_ptr()`, a NumPy view of the memory, `bytes(storage)`), write it into a buffer,
+and have a kernel of its own copy it out. No ATen operator computed anything, so the operator
+rules see nothing, and the data-flow check (dataflow.py) sees a kernel write every output.
+
+What this module checks instead: the memory that the call's ATen operators and its kernels read,
+and the memory it returns, must hold what its last recorded writer left there. Recorded writers
+are the state at the start of the call (the judge's inputs, the module's weights, any tensor
+alive then), an ATen operator (a dispatch mode copies what each operator's tensors hold after it
+ran), and one of the candidate's launches (the interpreter's launch is wrapped the same way).
+Three things fail:
+- memory that changed between two recorded writers (a host-side write: ctypes, NumPy, a thread);
+- tensors made from host data inside the call and fed to operators, kernels or the outputs
+  (`torch.tensor(list)`, `frombuffer`, `from_numpy`), above a small allowance for constants;
+- a kernel load from memory outside its tensor arguments (a raw address cast to a pointer).
+It also counts element-by-element traffic between tensors and Python (`.item()`, `storage[i]`,
+`y[i] = v`), the slow but operator-free way to do the same.
+
+The GPU needs none of this: there the task's data lives in device memory, and the host sees it
+only through copies the profiler records."""
+
+import bisect
+import contextlib
+import ctypes
+import gc
+import weakref
+
+import numpy
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+# Operators that read no tensor's data (metadata, views, fresh memory): they neither consume
+# memory nor vouch for it
+_METADATA_ONLY = {"empty_like", "new_empty", "new_empty_strided", "empty_strided", "set_",
+                  "view", "_unsafe_view", "reshape", "as_strided", "select", "slice", "t",
+                  "transpose", "permute", "expand", "unsqueeze", "squeeze", "detach", "alias",
+                  "lift_fresh", "lift", "unbind", "split", "chunk", "narrow", "resize_"}
+# Operators that move one element between a tensor and Python
+_READ_ELEMENT = {"_local_scalar_dense"}
+_WRITES = {"fill_", "copy_", "index_put_", "masked_fill_", "_index_put_impl_"}
+MIN_HOST_BYTES = 64
+MIN_ELEMENT_TRAFFIC = 16
+
+
+def _key(storage):
+    return storage.data_ptr(), storage.nbytes()
+
+
+def _contents(key):
+    """What the memory holds now (a view; copy it to keep it). ctypes, not a tensor view: no
+    ATen operator of ours may appear among the candidate's."""
+    pointer, size = key
+    return numpy.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(pointer))
+
+
+def _storages(values):
+    for item in tree_flatten(values)[0]:
+        if isinstance(item, torch.Tensor):
+            if item.device.type == "cpu" and item.layout == torch.strided:
+                try:
+                    storage = item.untyped_storage()
+                except Exception:  # a wrapper subclass without memory of its own
+                    continue
+                if storage.nbytes() and storage.data_ptr():
+                    yield storage
+        elif isinstance(item, torch.UntypedStorage):
+            if item.device.type == "cpu" and item.nbytes():
+                yield item
+        elif isinstance(item, (list, tuple)):
+            yield from _storages(item)
+        elif hasattr(item, "base") and isinstance(getattr(item, "base"), torch.Tensor):
+            yield from _storages([item.base])  # a Triton TensorDescriptor
+
+
+def _readable_ranges():
+    """The process's readable mappings, sorted and merged: [(start, end)]."""
+    ranges = []
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) > 1 and fields[1].startswith("r"):
+                low, high = (int(part, 16) for part in fields[0].split("-"))
+                if ranges and ranges[-1][1] == low:
+                    ranges[-1] = (ranges[-1][0], high)
+                else:
+                    ranges.append((low, high))
+    return ranges
+
+
+def _inside(ranges, low, high):
+    index = bisect.bisect_right(ranges, (low, float("inf"))) - 1
+    return index >= 0 and ranges[index][0] <= low and high <= ranges[index][1]
+
+
+class Provenance:
+    def __init__(self):
+        self.expected = {}        # storage key -> the bytes its last recorded writer left
+        self.host_made = {}       # storage key -> bytes, for tensors made from host data
+        self.tampered = {}        # storage key -> where the change was found
+        self.stray_loads = set()  # kernels that loaded memory outside their tensor arguments
+        self.element_reads = 0
+        self.element_writes = 0
+        self.in_launch = 0
+        self._spans = None        # the running launch's argument spans
+        self._loads = None
+        self._alive = {}          # storage key -> weak reference: freed memory is forgotten
+
+    def _keep(self, storage):
+        """Remember what `storage` holds now, until it is freed (its address may then be another
+        storage's)."""
+        key = _key(storage)
+        self.expected[key] = _contents(key).copy()
+        if key not in self._alive:
+            def forget(ref, key=key):
+                if self._alive.get(key) is ref:
+                    del self._alive[key]
+                    self.expected.pop(key, None)
+            self._alive[key] = weakref.ref(storage, forget)
+
+    # ---- the recorded writers --------------------------------------------------------------
+
+    def start(self):
+        """Everything alive when the call begins is a recorded writer's (the judge's inputs, the
+        candidate's weights, tables it built at import). Only memory that is mapped readable is
+        read: a tensor object may outlive the shared buffer it viewed (an unmapped timing slot)."""
+        readable = _readable_ranges()
+        for item in gc.get_objects():
+            if issubclass(type(item), torch.Tensor):  # (not isinstance: no __class__ lookups)
+                for storage in _storages([item]):
+                    low, size = _key(storage)
+                    if (low, size) not in self.expected and _inside(readable, low, low + size):
+                        self._keep(storage)
+
+    def written(self, storages):
+        for storage in storages:
+            self._keep(storage)
+
+    def consumed(self, storages, where):
+        """Memory about to be read by `where` (an operator, a kernel, the caller)."""
+        for storage in storages:
+            key = _key(storage)
+            kept = self.expected.get(key)
+            if kept is None:  # made inside the call, by no operator: from host data
+                if key[1] <= 8:
+                    self.element_writes += 1  # one Python number (y[i] = v)
+                else:
+                    self.host_made[key] = key[1]
+                self._keep(storage)
+            elif key not in self.tampered and not numpy.array_equal(kept, _contents(key)):
+                self.tampered[key] = where
+
+    # ---- a launch ---------------------------------------------------------------------------
+
+    def launch(self, name, arguments):
+        storages = list(_storages(arguments))
+        self.consumed(storages, f"kernel {name}")
+        self._spans = [(s.data_ptr(), s.data_ptr() + s.nbytes()) for s in storages]
+        self._loads = []
+        self.in_launch += 1
+        return storages
+
+    def launched(self, name, storages):
+        self.in_launch -= 1
+        for low, high in self._loads or []:
+            if not any(s_low <= low and high <= s_high for s_low, s_high in self._spans):
+                self.stray_loads.add(name)
+                break
+        self._spans = self._loads = None
+        self.written(storages)
+
+    def note_load(self, pointers, mask, itemsize):
+        if self._loads is None:
+            return
+        addresses = numpy.asarray(pointers)
+        if mask is not None:
+            addresses = addresses[numpy.broadcast_to(numpy.asarray(mask, dtype=bool),
+                                                     addresses.shape)]
+        if addresses.size:
+            self._loads.append((int(addresses.min()), int(addresses.max()) + itemsize))
+
+    # ---- the verdict ------------------------------------------------------------------------
+
+    def reasons(self, outputs):
+        self.consumed(list(_storages([outputs])), "the returned outputs")
+        out_bytes = sum(t.numel() * t.element_size() for t in tree_flatten([outputs])[0]
+                        if isinstance(t, torch.Tensor))
+        out_elements = sum(t.numel() for t in tree_flatten([outputs])[0]
+                           if isinstance(t, torch.Tensor))
+        reasons = []
+        if self.tampered:
+            where = sorted(set(self.tampered.values()))
+            reasons.append(f"wrote tensor memory outside any PyTorch operator or kernel of its "
+                           f"own (found before {', '.join(where[:3])}): host-side work such as "
+                           f"ctypes or a NumPy view of the memory, which no recorder can name")
+        host = sum(self.host_made.values())
+        if host >= max(MIN_HOST_BYTES, out_bytes // 4):
+            reasons.append(f"made {host} bytes of tensor data on the host inside forward "
+                           f"(torch.tensor, frombuffer, from_numpy) and used them: host work "
+                           f"its own kernels did not do")
+        if self.stray_loads:
+            reasons.append(f"its kernel {', '.join(sorted(self.stray_loads))} loaded memory "
+                           f"outside its tensor arguments (a raw address)")
+        traffic = self.element_reads + self.element_writes
+        if traffic >= max(MIN_ELEMENT_TRAFFIC, out_elements // 4):
+            reasons.append(f"moved tensor data between PyTorch and Python element by element "
+                           f"inside forward ({self.element_reads} reads, {self.element_writes} "
+                           f"writes): host work its own kernels did not do")
+        return reasons
+
+
+class _Operators(TorchDispatchMode):
+    def __init__(self, provenance):
+        super().__init__()
+        self.provenance = provenance
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        record = self.provenance
+        if record.in_launch:  # the interpreter's own copies around a launch
+            return func(*args, **kwargs)
+        name = func._schema.name.split("::")[-1]
+        inputs = list(_storages((args, kwargs)))
+        if name not in _METADATA_ONLY:
+            record.consumed(inputs, f"torch {name}")
+        if name in _READ_ELEMENT:
+            record.element_reads += 1
+        elif name in _WRITES and len(inputs) == 1 and isinstance(args[0], torch.Tensor) \
+                and args[0].numel() == 1:
+            record.element_writes += 1  # a Python number written into one element
+        result = func(*args, **kwargs)
+        # what it wrote: its new memory, and the arguments its schema says it writes
+        seen = {_key(storage) for storage in inputs}
+        record.written([s for s in _storages(result) if _key(s) not in seen] +
+                       list(_storages(_mutated(func, args, kwargs))))
+        return result
+
+
+def _mutated(func, args, kwargs):
+    values = []
+    for index, argument in enumerate(func._schema.arguments):
+        if argument.alias_info is None or not argument.alias_info.is_write:
+            continue
+        if index < len(args):
+            values.append(args[index])
+        elif argument.name in kwargs:
+            values.append(kwargs[argument.name])
+    return values
+
+
+@contextlib.contextmanager
+def record():
+    """Record a call's producers and consumers (CPU interpreter only). Yields the Provenance;
+    its `reasons(outputs)` are the violations."""
+    from triton.runtime import interpreter
+    provenance = Provenance()
+    provenance.start()
+    executor_call = interpreter.GridExecutor.__call__
+    masked_load = interpreter.InterpreterBuilder.create_masked_load
+    atomic_rmw = interpreter.InterpreterBuilder.create_atomic_rmw
+    atomic_cas = interpreter.InterpreterBuilder.create_atomic_cas
+
+    def call(self, *args, **kwargs):
+        name = getattr(self.fn, "__name__", "triton_kernel")
+        storages = provenance.launch(name, (args, kwargs))
+        try:
+            return executor_call(self, *args, **kwargs)
+        finally:
+            provenance.launched(name, storages)
+
+    def note(ptrs, mask):
+        try:
+            itemsize = numpy.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
+            provenance.note_load(ptrs.data, getattr(mask, "data", None), itemsize)
+        except Exception:  # never let the record break a kernel
+            provenance.note_load(ptrs.data, getattr(mask, "data", None), 8)
+
+    def load(self, ptrs, mask, other, *rest, **kwargs):
+        note(ptrs, mask)
+        return masked_load(self, ptrs, mask, other, *rest, **kwargs)
+
+    def rmw(self, op, ptr, val, mask, *rest, **kwargs):
+        note(ptr, mask)
+        return atomic_rmw(self, op, ptr, val, mask, *rest, **kwargs)
+
+    def cas(self, ptr, *rest, **kwargs):
+        note(ptr, None)
+        return atomic_cas(self, ptr, *rest, **kwargs)
+
+    interpreter.GridExecutor.__call__ = call
+    interpreter.InterpreterBuilder.create_masked_load = load
+    interpreter.InterpreterBuilder.create_atomic_rmw = rmw
+    interpreter.InterpreterBuilder.create_atomic_cas = cas
+    try:
+        with _Operators(provenance):
+            yield provenance
+    finally:
+        interpreter.GridExecutor.__call__ = executor_call
+        interpreter.InterpreterBuilder.create_masked_load = masked_load
+        interpreter.InterpreterBuilder.create_atomic_rmw = atomic_rmw
+        interpreter.InterpreterBuilder.create_atomic_cas = atomic_cas
