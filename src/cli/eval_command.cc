@@ -8,6 +8,7 @@
 #include "cli/pool_config.h"
 #include "eval/protocol_codec.h"
 #include "eval/worker_pool.h"
+#include "util/printable.h"
 
 namespace kforge::cli {
 
@@ -55,10 +56,10 @@ int run_eval_command(const Options& options) {
   if (options.json) {
     fmt::print("{}\n", eval::encode_evaluation_output(*evaluation, output));
   } else {
-    fmt::print("{}", format_evaluation(*evaluation, {.task = options.task,
-                                                     .candidate = options.candidate,
-                                                     .device = request->device,
-                                                     .worker = started->info}));
+    fmt::print("{}", util::printable(format_evaluation(*evaluation, {.task = options.task,
+                                                                     .candidate = options.candidate,
+                                                                     .device = request->device,
+                                                                     .worker = started->info})));
   }
   return output.exit_code;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "util/printable.h"
+
 namespace kforge::pipeline {
 
 bool is_terminal(std::FILE* file) {
@@ -19,7 +21,8 @@ void ConsoleView::set_sink(Sink sink) {
 
 void ConsoleView::log(std::string_view line) {
   std::lock_guard lock(mutex_);
-  std::string text = fmt::format("[{:7.1f}s] {}", clock_() - start_, line);
+  // (a line may quote a candidate's error: no control character of its reaches the terminal)
+  std::string text = fmt::format("[{:7.1f}s] {}", clock_() - start_, util::printable(line));
   if (live_) std::fputs("\r\033[K", stderr);
   if (out_) {
     std::fputs(text.c_str(), out_);

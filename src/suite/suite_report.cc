@@ -11,6 +11,7 @@
 #include "report/svg_chart.h"
 #include "store/run_store.h"
 #include "suite/fast_p.h"
+#include "util/printable.h"
 
 namespace kforge::suite {
 
@@ -377,7 +378,9 @@ std::string render_suite_html(const SuiteRecord& r) {
 util::Result<void> write_suite_reports(const std::filesystem::path& dir, const SuiteRecord& r) {
   if (auto ok = store::write_file_atomically(dir / "suite.json", render_suite_json(r)); !ok)
     return ok;
-  if (auto ok = store::write_file_atomically(dir / "summary.md", render_suite_markdown(r)); !ok)
+  if (auto ok = store::write_file_atomically(dir / "summary.md",
+                                             util::printable(render_suite_markdown(r)));
+      !ok)
     return ok;
   return store::write_file_atomically(dir / "report.html", render_suite_html(r));
 }
