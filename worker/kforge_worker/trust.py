@@ -83,6 +83,7 @@ def child_setup(scratch_dir):
     # Host memory is watched by the parent (sandbox.py).
     trust_audit.install(scratch_dir)
     _record_stream_switches()
+    _refuse_record_function_off()
     # The standard modules (_WATCHED_MODULES) are guarded by the identity snapshot only: giving
     # them a class of our own would break Triton, which accepts a module read by a kernel (math,
     # torch) only when `type(value) is ModuleType` (code_generator.global_lookup), and so turn
@@ -124,6 +125,37 @@ def _refuse_patch(module, name):
 def _watch_module(module):
     if module is not None and type(module) is types.ModuleType:
         module.__class__ = _WatchedModule
+
+
+def _refuse_record_function_off():
+    """torch._C._autograd._enable_record_function(False) silences the operator recorder for the
+    thread while the profiler still reports itself on (blind red team, session 8): no candidate
+    needs it. The original is kept as a local of a suspended generator, reachable only through
+    its gi_frame (an access the audit hook refuses to candidate code), not a closure cell."""
+    import torch
+    original = torch._C._autograd._enable_record_function
+    if getattr(original, "_kforge_wrapped", False):
+        return
+
+    def keeper():
+        enable = yield
+        while True:
+            enable = yield original(enable)
+
+    channel = keeper()
+    next(channel)
+
+    def enable_record_function(enable):
+        if not enable and trust_audit.candidate_on_stack():
+            reason = "switched off PyTorch's operator recording (_enable_record_function)"
+            trust_audit.record(reason)
+            raise trust_audit.refusal(reason)
+        return channel.send(enable)
+
+    enable_record_function._kforge_wrapped = True
+    enable_record_function.__module__ = "torch._C._autograd"  # torch's, to whoever holds it
+    torch._C._autograd._enable_record_function = enable_record_function
+    torch.autograd._enable_record_function = enable_record_function
 
 
 def _record_stream_switches():

@@ -480,3 +480,14 @@ def called_by_candidate(depth=1):
         return False
     finally:
         _local.busy = busy
+
+
+def candidate_on_stack():
+    """True when candidate code is anywhere on the caller's stack, or the caller runs in a thread
+    started after the candidate's import (as `_when_candidate`), without tripping the hook."""
+    busy = getattr(_local, "busy", False)
+    _local.busy = True
+    try:
+        return _candidate_on_stack() or _new_thread()
+    finally:
+        _local.busy = busy

@@ -355,7 +355,7 @@ class Policy:
             self.ops |= family(name)
         # A GEMM or convolution task: any other dense operator can stand in for its own (a GEMM
         # as conv1d, a convolution as unfold + matmul), so none of them is PyTorch's help
-        self.dense = not self.recurrent and any(is_dense(name) for name in self.ops)
+        self.dense = not self.recurrent and any(is_dense(name) for name in compute)
         self.reference_name = reference_cls.__name__ if reference_cls else "Model"
         self.module_names = {f"{t.__module__}.{t.__qualname__}" for t in reference_module_types
                              if is_recurrent_module(t)}

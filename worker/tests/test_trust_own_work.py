@@ -196,3 +196,17 @@ def test_a_composite_counts_once():
     calls, size = _recorded(lambda x: torch.norm(x[:, :8], dim=1, keepdim=True).expand_as(x)
                             .contiguous(), x)
     assert SOFTMAX.check_own_work(calls, size) == []
+
+
+def test_another_dense_operator_computes_a_dense_task():
+    gemm = Policy(["matmul", "mm"], [], Double)
+    conv = Policy(["conv2d", "convolution", "add", "relu"], [nn.Conv2d], Double)
+    assert gemm.dense and conv.dense and not SOFTMAX.dense
+    assert gemm.check(["conv1d", "convolution", "copy"], []) == [
+        "computed the task's dense operator with another PyTorch one: torch conv1d",
+        "computed the task's dense operator with another PyTorch one: torch convolution"]
+    assert conv.check(["im2col", "matmul", "mm"], [])[0].endswith("torch matmul")
+    # an RNN's input GEMM stays PyTorch's help; layout work around a GEMM kernel of its own too
+    assert not Policy(["gru"], [nn.GRU], Double).check(["addmm", "matmul"], [])
+    assert not conv.check(["im2col", "contiguous", "reshape"], [])
+    assert Policy.from_description(json.loads(json.dumps(gemm.describe()))).dense
