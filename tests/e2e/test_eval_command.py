@@ -130,3 +130,27 @@ def test_secrets_do_not_reach_the_worker(tmp_path):
     assert result.returncode == 0, result.stderr
     seen = json.loads(json.loads(result.stdout)["kforge"]["worker"]["worker_version"])
     assert seen == []
+
+
+def test_the_config_file_is_hidden_from_candidates(tmp_path):
+    # A config holding an API key, outside any home directory (the sandbox hides homes anyway):
+    # kforge names it to its workers, and the candidate, which tries to print it, reads nothing.
+    folder = os.path.join(os.path.dirname(os.path.abspath(KFORGE)), f"e2e-config-{os.getpid()}")
+    os.makedirs(folder, exist_ok=True)
+    config = os.path.join(folder, "kforge.toml")
+    with open(config, "w") as handle:
+        handle.write('provider = "openai"\napi_key = "sk-config-canary-1234"\n')
+    candidate = tmp_path / "reads_config.py"
+    with open(GOOD) as handle:
+        candidate.write_text(f"try:\n    print('config:', repr(open({config!r}).read()))\n"
+                             f"except OSError as error:\n    print('config:', error)\n" +
+                             handle.read())
+    try:
+        result = cpu_eval(str(candidate), "--config", config, "--json")
+    finally:
+        os.remove(config)
+        os.rmdir(folder)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert "config: [Errno 13] Permission denied" in report["output_tail"]
+    assert "sk-config-canary" not in result.stdout + result.stderr

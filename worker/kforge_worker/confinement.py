@@ -232,6 +232,7 @@ def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     for home in _hidden_homes():
         args += ["--tmpfs", home]
     for path in _hidden_configs():
+        # (a file: /dev/null on a nodev mount, so reading it is refused outright)
         args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", os.devnull, path]
     # what the candidate process needs from under a hidden home (the worker, an interpreter)
     for path in keep_visible:
