@@ -577,8 +577,20 @@ class Evaluation:
             policy = Policy(ops.names, [t for t in modules.types
                                         if t is not type(self.reference)], self.task.model_class)
             self.reference_mutates_inputs = not same_values(recorded, first)
-        except Exception:  # the reference's own problem shows in its real run below
-            policy = Policy([], [], self.task.model_class)
+        except Exception as error:
+            # Never judge without a policy (an empty one lets torch.softmax through): a reference
+            # that fails on its own shows in its real run below; one that runs, but not under
+            # the recorders, is the harness's problem, and no verdict is given.
+            try:
+                seed_all(FORWARD_SEED)
+                with self.torch.no_grad(), numerics.under(self.settings):
+                    self.reference(*clone_values(first, self.device))
+            except Exception:
+                policy = Policy([], [], self.task.model_class)
+            else:
+                text, _ = describe(error, self.files)
+                raise RequestFailure(f"failed to record the operators of the reference of "
+                                     f"{self.task_path}:\n{text}") from None
         recorded = None
         if self.large_on_device(first):
             # the recording's copy and temporaries back to the driver before the candidate

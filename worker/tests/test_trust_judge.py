@@ -296,3 +296,34 @@ def test_bubblewrap_behind_a_wrapper_script_is_not_a_left_process(tmp_path):
         worker.close()
     assert result["status"] == "ok", result.get("error")
     assert result["confinement"]["mechanism"] == "bwrap"
+
+
+JUDGE_WITHOUT_RECORDER = """
+import runpy, sys
+from kforge_worker import trust_ops
+
+def broken(self):
+    raise RuntimeError("the recorder broke")
+
+trust_ops.OpRecorder.__enter__ = broken
+sys.argv = ["kforge_worker", "--cpu"]
+runpy.run_module("kforge_worker", run_name="__main__")
+"""
+
+
+def test_no_verdict_without_the_reference_policy():
+    # A judge whose operator recorder fails on a reference that runs must not judge with an
+    # empty policy (torch.softmax would pass): the request fails instead.
+    worker = subprocess.Popen([PY, "-c", JUDGE_WITHOUT_RECORDER], cwd=REPO_ROOT,
+                              env={**os.environ, "PYTHONPATH": WORKER_DIR,
+                                   "TRITON_INTERPRET": "1"},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    request = {"id": 1, "op": "evaluate", "task_path": "tasks/softmax.py",
+               "candidate_path": "library/softmax/candidate.py", "device": "cpu",
+               "shrink": True, "input_sets": 2}
+    reply, _ = worker.communicate(json.dumps(request) + "\n", timeout=300)
+    reply = json.loads(reply.splitlines()[0])
+    assert reply["ok"] is False
+    assert "failed to record the operators of the reference" in reply["error"]
+    assert "the recorder broke" in reply["error"]
