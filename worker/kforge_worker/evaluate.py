@@ -1062,8 +1062,11 @@ class Evaluation:
             if self.candidate is not None and not self.candidate.closed:
                 try:
                     violations = self.finish()
-                except Failure:
-                    pass
+                except Failure as failure:
+                    # No report is no clean report: a forged frame answering `finish` (a19), or
+                    # a process gone before it (an earlier verdict of ok would stand otherwise)
+                    violations = list(failure.reasons) or [
+                        f"gave no final report: {failure.message.splitlines()[0]}"]
                 if not self.candidate.closed:
                     violations += self.left_running()
         finally:

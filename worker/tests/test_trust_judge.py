@@ -327,3 +327,35 @@ def test_no_verdict_without_the_reference_policy():
     assert reply["ok"] is False
     assert "failed to record the operators of the reference" in reply["error"]
     assert "the recorder broke" in reply["error"]
+
+
+JUDGE_WITHOUT_REPORT = """
+import runpy, sys
+from kforge_worker import evaluate
+from kforge_worker.errors import Failure
+
+def forged(self):
+    raise Failure("rejected", "the candidate wrote a frame into the judge's channel (forged)",
+                  reasons=["wrote a frame into the judge's channel (forged)"])
+
+evaluate.Evaluation.finish = forged
+sys.argv = ["kforge_worker", "--cpu"]
+runpy.run_module("kforge_worker", run_name="__main__")
+"""
+
+
+def test_a_final_report_that_fails_is_a_rejection():
+    # a19's race: a forged frame answers the judge's `finish`; the verdict so far (ok) must not
+    # stand without the candidate process's report
+    worker = subprocess.Popen([PY, "-c", JUDGE_WITHOUT_REPORT], cwd=REPO_ROOT,
+                              env={**os.environ, "PYTHONPATH": WORKER_DIR,
+                                   "TRITON_INTERPRET": "1"},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    request = {"id": 1, "op": "evaluate", "task_path": "tasks/softmax.py",
+               "candidate_path": "library/softmax/candidate.py", "device": "cpu",
+               "shrink": True, "input_sets": 2}
+    reply, _ = worker.communicate(json.dumps(request) + "\n", timeout=300)
+    result = json.loads(reply.splitlines()[0])["result"]
+    assert result["status"] == "rejected"
+    assert result["reasons"] == ["wrote a frame into the judge's channel (forged)"]
