@@ -228,6 +228,19 @@ section_s7_legit() {
     --json "$OUT/legit_gpu.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_gpu.txt"
   section_rnn_real
 }
+# Session 8 (no GPU time was left): what its first GPU call must show. Timing parity at cold cache
+# with the synchronise-before-flush fix, the session's new corpus cases (the dense stand-ins, the
+# recorder switched off, the host-memory decoys' GPU verdicts, the config file) beside the
+# legitimate kernels they must leave ok.
+section_s8_first() {
+  step "timing parity, cold cache in all three timers"
+  timeout 170 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants "" \
+    --budget-s 150 --json "$OUT/timing_parity_s8.json" 2>&1 | tail -8
+  step "session 8 cases and the legitimate kernels"
+  timeout 380 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --json "$OUT/trust_s8.json" \
+    --only a37 a38 a39 a40 a41 a42 a19 f25 library/softmax library/gelu tests/controls \
+    2>&1 | grep -v '^\[' | tee "$OUT/trust_s8.txt"
+}
 
 versions
 for section in "$@"; do "section_$section"; done
