@@ -186,7 +186,7 @@ def test_hard_coded_shapes_are_rejected(worker):
     assert result["generalizes"] == "no"
     assert result["correctness"]["pass_calibrated"]
     assert result["reasons"][0].startswith(
-        "hard-coded shapes: correct at task shapes, wrong at {batch_size=3}")
+        "hard-coded shapes: correct at task shapes, wrong at {batch_size=3, dim=67}")
 
 
 def test_generalization_check_can_be_disabled(worker):
