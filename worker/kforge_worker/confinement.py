@@ -201,6 +201,12 @@ def _hidden_homes():
     return sorted(path for path in homes if path and os.path.isdir(path) and path != "/")
 
 
+def _covered(path):
+    """True when the sandbox covers `path` with an empty tmpfs: under a home, or under /tmp."""
+    hidden = _hidden_homes() + ["/tmp", os.path.realpath("/tmp")]
+    return any(path == home or path.startswith(home + os.sep) for home in hidden)
+
+
 def _hidden_configs():
     """kforge's config files (they may hold an API key), wherever the user keeps them: the file
     named by KFORGE_CONFIG (kforge exports --config there) and $XDG_CONFIG_HOME/kforge. Under a
@@ -212,9 +218,7 @@ def _hidden_configs():
     xdg = os.environ.get("XDG_CONFIG_HOME")
     if xdg and os.path.isdir(os.path.join(xdg, "kforge")):
         found.append(os.path.realpath(os.path.join(xdg, "kforge")))
-    hidden = _hidden_homes() + ["/tmp", os.path.realpath("/tmp")]
-    return [path for path in found
-            if not any(path == home or path.startswith(home + os.sep) for home in hidden)]
+    return [path for path in found if not _covered(path)]
 
 
 def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
@@ -263,11 +267,9 @@ def start(scratch, cache, device, sock_fd, warm=False):
         visible = {worker_path, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                    sys.prefix, os.path.realpath(sys.prefix),
                    os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))}
-        # what the sandbox covers with an empty tmpfs: the homes, and /tmp (a checkout or a
-        # virtual environment may live there, as in a CI clone)
-        hidden = _hidden_homes() + ["/tmp", os.path.realpath("/tmp")]
-        keep = sorted(path for path in visible
-                      if any(path == home or path.startswith(home + os.sep) for home in hidden))
+        # what the sandbox covers but the process needs (a checkout or a virtual environment
+        # may live under /tmp, as in a CI clone)
+        keep = sorted(path for path in visible if _covered(path))
         command = _bwrap_args(scratch, cache, keep, status_w, seccomp_fd) + command
     try:
         process = subprocess.Popen(command, env=env, cwd=scratch, pass_fds=pass_fds,

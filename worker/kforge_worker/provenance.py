@@ -70,8 +70,6 @@ def _storages(values):
         elif isinstance(item, torch.UntypedStorage):
             if item.device.type == "cpu" and item.nbytes():
                 yield item
-        elif isinstance(item, (list, tuple)):
-            yield from _storages(item)
         elif hasattr(item, "base") and isinstance(getattr(item, "base"), torch.Tensor):
             yield from _storages([item.base])  # a Triton TensorDescriptor
 
@@ -186,10 +184,9 @@ class Provenance:
 
     def reasons(self, outputs):
         self.consumed(list(_storages([outputs])), "the returned outputs")
-        out_bytes = sum(t.numel() * t.element_size() for t in tree_flatten([outputs])[0]
-                        if isinstance(t, torch.Tensor))
-        out_elements = sum(t.numel() for t in tree_flatten([outputs])[0]
-                           if isinstance(t, torch.Tensor))
+        tensors = [t for t in tree_flatten([outputs])[0] if isinstance(t, torch.Tensor)]
+        out_bytes = sum(t.numel() * t.element_size() for t in tensors)
+        out_elements = sum(t.numel() for t in tensors)
         reasons = []
         if self.tampered:
             where = sorted(set(self.tampered.values()))

@@ -181,6 +181,8 @@ def shrink_plans(constants):
 # A shrunk size grows back to this for the generalisation check: past the block sizes a kernel
 # may have hard-coded (64), and odd, so that a missing mask shows too
 GROWN_SIZE = 67
+# Names of sequence-like constants (a length, a number of time steps)
+_SEQUENCE_WORDS = ("seq", "len", "time", "step")
 
 
 def alternative_overrides(shapes, shrunk=None, constants=None):
@@ -199,7 +201,7 @@ def alternative_overrides(shapes, shrunk=None, constants=None):
             break
     else:
         for name, value in ints.items():
-            if any(word in name.lower() for word in ("seq", "len", "time", "step")) and value >= 4:
+            if any(word in name.lower() for word in _SEQUENCE_WORDS) and value >= 4:
                 base = {name: value // 2}
                 break
         else:
@@ -212,7 +214,7 @@ def alternative_overrides(shapes, shrunk=None, constants=None):
     for name, value in (shrunk or {}).items():
         original = (constants or {}).get(name)
         if name in base or name not in ints or not isinstance(original, int) or \
-                any(word in name.lower() for word in ("batch", "seq", "len", "time", "step")):
+                any(word in name.lower() for word in ("batch",) + _SEQUENCE_WORDS):
             continue
         if value < GROWN_SIZE <= original:
             return [{**base, name: GROWN_SIZE}, base]

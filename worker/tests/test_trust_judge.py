@@ -311,10 +311,9 @@ runpy.run_module("kforge_worker", run_name="__main__")
 """
 
 
-def test_no_verdict_without_the_reference_policy():
-    # A judge whose operator recorder fails on a reference that runs must not judge with an
-    # empty policy (torch.softmax would pass): the request fails instead.
-    worker = subprocess.Popen([PY, "-c", JUDGE_WITHOUT_RECORDER], cwd=REPO_ROOT,
+def _evaluate_with_patched_judge(patch):
+    """One CPU evaluation of the library softmax by a worker whose judge runs `patch` first."""
+    worker = subprocess.Popen([PY, "-c", patch], cwd=REPO_ROOT,
                               env={**os.environ, "PYTHONPATH": WORKER_DIR,
                                    "TRITON_INTERPRET": "1"},
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -323,7 +322,13 @@ def test_no_verdict_without_the_reference_policy():
                "candidate_path": "library/softmax/candidate.py", "device": "cpu",
                "shrink": True, "input_sets": 2}
     reply, _ = worker.communicate(json.dumps(request) + "\n", timeout=300)
-    reply = json.loads(reply.splitlines()[0])
+    return json.loads(reply.splitlines()[0])
+
+
+def test_no_verdict_without_the_reference_policy():
+    # A judge whose operator recorder fails on a reference that runs must not judge with an
+    # empty policy (torch.softmax would pass): the request fails instead.
+    reply = _evaluate_with_patched_judge(JUDGE_WITHOUT_RECORDER)
     assert reply["ok"] is False
     assert "failed to record the operators of the reference" in reply["error"]
     assert "the recorder broke" in reply["error"]
@@ -347,15 +352,6 @@ runpy.run_module("kforge_worker", run_name="__main__")
 def test_a_final_report_that_fails_is_a_rejection():
     # a19's race: a forged frame answers the judge's `finish`; the verdict so far (ok) must not
     # stand without the candidate process's report
-    worker = subprocess.Popen([PY, "-c", JUDGE_WITHOUT_REPORT], cwd=REPO_ROOT,
-                              env={**os.environ, "PYTHONPATH": WORKER_DIR,
-                                   "TRITON_INTERPRET": "1"},
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
-    request = {"id": 1, "op": "evaluate", "task_path": "tasks/softmax.py",
-               "candidate_path": "library/softmax/candidate.py", "device": "cpu",
-               "shrink": True, "input_sets": 2}
-    reply, _ = worker.communicate(json.dumps(request) + "\n", timeout=300)
-    result = json.loads(reply.splitlines()[0])["result"]
+    result = _evaluate_with_patched_judge(JUDGE_WITHOUT_REPORT)["result"]
     assert result["status"] == "rejected"
     assert result["reasons"] == ["wrote a frame into the judge's channel (forged)"]
