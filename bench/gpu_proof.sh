@@ -242,5 +242,28 @@ section_s8_first() {
     2>&1 | grep -v '^\[' | tee "$OUT/trust_s8.txt"
 }
 
+# Session 9: where a host-bound candidate's extra time comes from at cold cache (each stage of
+# the candidate process's set-up, bench/parity/host_probe.py), and the conv control after the
+# data-movement rule.
+section_s9_probe() {
+  local split=/tmp/softmax_split_1.py
+  cp bench/parity/softmax_split.py $split
+  for pair in bench/parity/gelu_scale.py:bench/parity/gelu_scale_task.py $split:tasks/softmax.py; do
+    step "host probe ${pair%%:*}"
+    TEARDOWN_CUPTI=1 PYTHONPATH=worker timeout 120 "$KFORGE_PYTHON" bench/parity/host_probe.py ${pair%%:*} ${pair##*:} \
+      --trials 200 2>&1 | tail -6
+  done
+  step "controls and the library softmax"
+  timeout 120 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --json "$OUT/controls_s9.json" \
+    --only tests/controls library/softmax 2>&1 | grep -v '^\['
+}
+
+section_s9_parity() {
+  step "timing parity, cold cache, KernelBench's flush size"
+  timeout 170 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants kb_recorded \
+    --budget-s 150 --json "$OUT/timing_parity_s9.json" 2>&1 | tail -8
+  section_s9_probe
+}
+
 versions
 for section in "$@"; do "section_$section"; done

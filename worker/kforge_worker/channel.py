@@ -7,6 +7,8 @@ crosses: no pickles, so a message from the candidate can never run code in the j
 
 import array
 import json
+import json.decoder
+import json.encoder
 import socket
 import struct
 
@@ -23,6 +25,39 @@ class ChannelError(RuntimeError):
     pass
 
 
+def _private_codec():
+    """The encoder and decoder of every frame, built from CPython's C codec when this module is
+    imported (in the candidate process: before the candidate is). A candidate that rebinds
+    `json.dumps` or `JSONEncoder.encode` through a library setter (functools.update_wrapper,
+    unittest.mock; blind red team, session 9) would otherwise rewrite the process's last reply,
+    its list of violations included, with the process's own nonce."""
+    make_encoder = json.encoder.c_make_encoder
+    quote = json.encoder.c_encode_basestring_ascii
+    scan = json.decoder.JSONDecoder().scan_once  # the C scanner, its parsers bound now
+    if make_encoder is None or quote is None:  # a Python without the _json accelerator
+        return (lambda value: json.dumps(value, allow_nan=False, default=str)), json.loads
+    encode = make_encoder(None, str, quote, None, ":", ",", False, False, False)
+    join = "".join
+
+    def dumps(value):
+        return join(encode(value, 0))
+
+    def loads(data):
+        text = data.decode("utf-8")
+        try:
+            value, end = scan(text, 0)
+        except StopIteration as stop:
+            raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+        if end != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
+        return value
+
+    return dumps, loads
+
+
+_DUMPS, _LOADS = _private_codec()
+
+
 def _finite(value):
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return "nan" if value != value else ("inf" if value > 0 else "-inf")
@@ -36,25 +71,29 @@ def _finite(value):
 class Channel:
     def __init__(self, sock):
         self.sock = sock
+        # Bound now: a later rebinding of socket.socket's methods (a class attribute write no
+        # audit event sees) does not reach the frames of this channel.
+        self._sendall, self._sendmsg = sock.sendall, sock.sendmsg
+        self._recv, self._recvmsg = sock.recv, sock.recvmsg
 
     @classmethod
     def from_fd(cls, fd):
         return cls(socket.socket(fileno=fd))
 
     def send(self, message, fds=()):
-        body = json.dumps(_finite(message), allow_nan=False, default=str).encode("utf-8")
+        body = _DUMPS(_finite(message)).encode("utf-8")
         header = HEADER.pack(len(fds), len(body))
         if fds:
-            self.sock.sendmsg([header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+            self._sendmsg([header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                           array.array("i", fds))])
         else:
-            self.sock.sendall(header)
-        self.sock.sendall(body)
+            self._sendall(header)
+        self._sendall(body)
 
     def _exact(self, count):
         chunks = []
         while count:
-            chunk = self.sock.recv(min(count, 1 << 20))
+            chunk = self._recv(min(count, 1 << 20))
             if not chunk:
                 raise ChannelClosed("the other side closed the channel")
             chunks.append(chunk)
@@ -64,7 +103,7 @@ class Channel:
     def receive(self):
         """(message dict, [fds])."""
         fds = array.array("i")
-        data, ancillary, _, _ = self.sock.recvmsg(
+        data, ancillary, _, _ = self._recvmsg(
             HEADER.size, socket.CMSG_SPACE(MAX_FDS * fds.itemsize))
         if not data:
             raise ChannelClosed("the other side closed the channel")
@@ -77,7 +116,7 @@ class Channel:
         if length > MAX_BODY or count > MAX_FDS or count != len(fds):
             raise ChannelError(f"malformed frame ({count} descriptors, {length} bytes)")
         try:
-            message = json.loads(self._exact(length))
+            message = _LOADS(self._exact(length))
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise ChannelError(f"malformed message: {error}") from None
         if not isinstance(message, dict):

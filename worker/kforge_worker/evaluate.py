@@ -52,7 +52,7 @@ HOST_FP64_MAX_BYTES = 1 << 30
 # A float64 reference run on the device needs about this many times its widened inputs and
 # outputs (themselves, and temporaries as large: a norm's x.pow(2), its quotient).
 FP64_DEVICE_FACTOR = 3
-MIN_OWN_SHARE = 0.1             # on the GPU, the candidate's own kernels' share of its GPU time
+MIN_OWN_SHARE = 0.1             # on the GPU, the own kernels' share of its computing GPU time
 SCRATCH_COPY = re.compile(r"[^\s\"']*kforge-cand-[^/\s]+/scratch/kforge_candidate\.py")
 # Model and ModelNew are built from this seed, so equal parameter layouts get equal weights. It
 # is no secret: the weights are not the answer; the inputs, drawn from fresh seeds, are.
@@ -963,15 +963,20 @@ class Evaluation:
         kernels = reply.get("kernels") if isinstance(reply.get("kernels"), list) else []
         self.result["launches_per_forward"] = reply.get("launches")
         self.result["kernels"] = kernels[:200]
-        own = [k for k in kernels if isinstance(k, dict) and k.get("own")]
-        share = sum(float(k.get("time_share") or 0) for k in own)
-        self.result["own_kernel_share"] = round(share, 4)
-        if own and share < MIN_OWN_SHARE and not self.request["allow_pytorch_only"]:
-            others = ", ".join(str(k.get("name"))[:60] for k in kernels
-                               if isinstance(k, dict) and not k.get("own"))[:300]
-            reason = (f"its own kernels did {share:.0%} of its GPU time (at least "
-                      f"{MIN_OWN_SHARE:.0%} required); the rest ran in PyTorch's kernels "
-                      f"({others}): a decoy launch does not make a kernel")
+        kernels = [k for k in kernels if isinstance(k, dict)]
+        own = sum(float(k.get("time_share") or 0) for k in kernels if k.get("own"))
+        computing = [k for k in kernels if not k.get("own") and not k.get("data_movement")]
+        pytorch = sum(float(k.get("time_share") or 0) for k in computing)
+        share = own / (own + pytorch) if own + pytorch > 0 else 0.0
+        self.result["own_kernel_share"] = round(own, 4)
+        self.result["own_compute_share"] = round(share, 4)
+        if any(k.get("own") for k in kernels) and share < MIN_OWN_SHARE and \
+                not self.request["allow_pytorch_only"]:
+            others = ", ".join(str(k.get("name"))[:60] for k in computing)[:300]
+            reason = (f"its own kernels did {share:.0%} of the GPU time spent computing (at "
+                      f"least {MIN_OWN_SHARE:.0%} required; PyTorch's data movement left out); "
+                      f"the rest ran in PyTorch's kernels ({others}): a decoy launch does not "
+                      f"make a kernel")
             raise Failure("rejected", reason, reasons=[reason])
 
     def post_timing_check(self):
@@ -990,8 +995,12 @@ class Evaluation:
         """The candidate process's own report: violations its in-process guard saw (named, not
         trusted to be complete) and the global state it changed."""
         reply = self.candidate.request({"op": "finish"})
-        violations = [str(v)[:500] for v in (reply.get("violations") or [])][:20]
-        self.result["side_effects"] = [str(v)[:300] for v in (reply.get("side_effects") or [])][:40]
+        if not (isinstance(reply.get("violations"), list) and
+                isinstance(reply.get("side_effects"), list)):  # fail closed: no report, no ok
+            reason = "the candidate process's last report was malformed (no list of violations)"
+            raise Failure("rejected", reason, reasons=[reason])
+        violations = [str(v)[:500] for v in reply["violations"]][:20]
+        self.result["side_effects"] = [str(v)[:300] for v in reply["side_effects"]][:40]
         return violations
 
     def left_running(self):

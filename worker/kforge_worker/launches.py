@@ -19,6 +19,12 @@ _LIBRARY_KERNEL = re.compile(
 # cuDNN's RNN kernels (RNN_blockPersist_fp_GRU, LSTM_elementWise_fp...): upper case only, so that
 # a candidate's own `gru_step` kernel is not mistaken for one.
 _CUDNN_RNN_KERNEL = re.compile(r"RNN_|LSTM_|GRU_|elementWise|elemWise")
+# PyTorch's kernels that only move data (im2col for an unfold, contiguous copies, concatenation,
+# fills, layout changes): they compute nothing of a task, so the own-work share leaves them out
+# (a conv done as unfold + a GEMM of its own spends most of its time in 128 im2col launches).
+_DATA_MOVEMENT_KERNEL = re.compile(
+    r"im2col|col2im|vol2col|col2vol|direct_copy_kernel|CatArrayBatchedCopy|FillFunctor|"
+    r"nchwToNhwc|nhwcToNchw")
 
 
 class LaunchCount:
@@ -147,7 +153,8 @@ def profile_forward(fn, own_names):
     total_time = sum(times.values()) or 1
     kernels = [{"name": name, "calls_per_forward": calls[name],
                 "time_share": round(times[name] / total_time, 4),
-                "own": is_own_kernel(name, own_names)}
+                "own": is_own_kernel(name, own_names),
+                "data_movement": bool(_DATA_MOVEMENT_KERNEL.search(name))}
                for name in sorted(calls, key=lambda n: -times[n])]
     return sum(calls.values()), kernels
 

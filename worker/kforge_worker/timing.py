@@ -26,13 +26,19 @@ import torch
 
 from kforge_worker.seeding import seed_forward
 
-DEFAULT_L2_BYTES = 256 * 1024 * 1024
+# KernelBench's clear_l2_cache fills a 256 MiB tensor before every trial; kforge flushes as much
+# (or twice the L2, were that larger). The size matters beyond the cache: the fill is not waited
+# for, so it hides the call's host launch path for as long as it runs. With 2 x L2 (100 MB on
+# the H100) kforge read a 2-launch candidate 40% slower than KernelBench's loop in the same
+# process (bench/parity/host_probe.py, H100, 2026-11-25).
+KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
 
 
 def l2_flush_buffer(device):
     props = torch.cuda.get_device_properties(device)
-    l2 = getattr(props, "L2_cache_size", 0) or DEFAULT_L2_BYTES
-    return torch.empty(2 * l2 // 4, dtype=torch.float32, device=device)
+    l2 = getattr(props, "L2_cache_size", 0) or 0
+    return torch.empty(max(2 * l2, KERNELBENCH_FLUSH_BYTES) // 8, dtype=torch.int64,
+                       device=device)
 
 
 BLOCK_TRIALS = 10   # trials per block: one round trip to the candidate process (evaluate.py)
@@ -129,7 +135,7 @@ def time_interleaved(runners, input_sets, trials=100, warmup=10, flush_l2=True, 
                 fn = runners[name](inputs)
                 torch.cuda.synchronize()
                 if flush is not None:  # not waited for: as KernelBench's timer (time_block)
-                    flush.zero_()
+                    flush.fill_(42)  # as KernelBench fills its buffer
                 start = torch.cuda.Event(enable_timing=True)
                 end = torch.cuda.Event(enable_timing=True)
                 began = time.perf_counter()
@@ -208,7 +214,7 @@ def _block(fns, flush, warmup, sink, after, seed, event, synchronize):
             # a synchronise between the two, kforge read 2.0x KernelBench's time for a 0.1 ms
             # two-launch candidate (H100, 2026-11-25, bench/timing_parity.py).
             if flush is not None:
-                flush.zero_()
+                flush.fill_(42)  # as KernelBench fills its buffer
             start = event(enable_timing=True)
             end = event(enable_timing=True)
             start.record()

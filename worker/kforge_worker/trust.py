@@ -128,34 +128,50 @@ def _watch_module(module):
 
 
 def _refuse_record_function_off():
-    """torch._C._autograd._enable_record_function(False) silences the operator recorder for the
-    thread while the profiler still reports itself on (blind red team, session 8): no candidate
-    needs it. The original is kept as a local of a suspended generator, reachable only through
-    its gi_frame (an access the audit hook refuses to candidate code), not a closure cell."""
+    """Candidate code may not silence or end the operator recorder (blind red teams, sessions 8
+    and 9): `_enable_record_function(False)` silences it for the thread while the profiler still
+    reports itself on; `_disable_profiler` (and the legacy one) ends the harness's session, after
+    which a candidate can run the task's operator and open a session of its own for the harness
+    to read. No candidate needs either."""
+    _refuse_from_candidate("_enable_record_function", lambda enable, *rest: not enable,
+                           "switched off PyTorch's operator recording (_enable_record_function)")
+    for name in ("_disable_profiler", "_disable_profiler_legacy"):
+        _refuse_from_candidate(name, lambda *args: True,
+                               f"stopped the harness's operator recording ({name})")
+
+
+def _refuse_from_candidate(name, refused, reason):
+    """Wraps torch._C._autograd.`name`, wherever torch holds it, so that a call with candidate
+    code on the stack for which `refused(*args)` holds is refused and recorded. The original is
+    kept as a local of a suspended generator, reachable only through its gi_frame (an access the
+    audit hook refuses to candidate code), not a closure cell."""
     import torch
-    original = torch._C._autograd._enable_record_function
-    if getattr(original, "_kforge_wrapped", False):
+    original = getattr(torch._C._autograd, name, None)
+    if original is None or getattr(original, "_kforge_wrapped", False):
         return
+    holders = [module for module in list(sys.modules.values())
+               if module is not None and module.__name__.startswith("torch")
+               and getattr(module, name, None) is original]
 
     def keeper():
-        enable = yield
+        args = yield
         while True:
-            enable = yield original(enable)
+            args = yield original(*args)
 
     channel = keeper()
     next(channel)
 
-    def enable_record_function(enable):
-        if not enable and trust_audit.candidate_on_stack():
-            reason = "switched off PyTorch's operator recording (_enable_record_function)"
+    def wrapper(*args):
+        if refused(*args) and trust_audit.candidate_on_stack():
             trust_audit.record(reason)
             raise trust_audit.refusal(reason)
-        return channel.send(enable)
+        return channel.send(args)
 
-    enable_record_function._kforge_wrapped = True
-    enable_record_function.__module__ = "torch._C._autograd"  # torch's, to whoever holds it
-    torch._C._autograd._enable_record_function = enable_record_function
-    torch.autograd._enable_record_function = enable_record_function
+    wrapper._kforge_wrapped = True
+    wrapper.__module__ = "torch._C._autograd"  # torch's, to whoever holds it
+    wrapper.__name__ = wrapper.__qualname__ = name
+    for module in holders:
+        setattr(module, name, wrapper)
 
 
 def _record_stream_switches():

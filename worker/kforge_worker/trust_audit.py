@@ -327,6 +327,23 @@ def _when_candidate(reason):
     return lambda args: reason if _candidate_on_stack() or _new_thread() else None
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _raw_read(how):
+    """A read of memory at a raw address (`how`) with candidate code on the stack, unless the
+    harness's own code reads (provenance.py's snapshots of tensor memory)."""
+    refuse = _when_candidate(f"read memory at a raw address through ctypes ({how})")
+
+    def handler(args):
+        caller = _caller()
+        if caller is not None and os.path.dirname(caller.f_code.co_filename) == _PACKAGE_DIR \
+                and not _is_candidate(caller):  # (a code object the candidate compiled under
+            return None                         # a name of ours is the candidate's)
+        return refuse(args)
+    return handler
+
+
 # A library function that only hands a frame back to its caller (logging.currentframe is
 # `lambda: sys._getframe(1)` in logging's file): called by candidate code, it is the candidate
 # asking. Library code that uses a frame for itself (torch.library recording where an operator
@@ -454,6 +471,11 @@ _HANDLERS = {
     "sys._current_frames": _when_candidate("inspected other threads' frames"),
     "sys.addaudithook": _when_candidate("installed an audit hook"),
     "resource.setrlimit": _when_candidate("changed its resource limits"),
+    # Raw reads of memory at an address (tensor data outside any operator: a NumPy or Python
+    # computation on the inputs, blind red team session 9); a kernel has no use for them.
+    "ctypes.cdata": _raw_read("from_address"),
+    "ctypes.string_at": _raw_read("string_at"),
+    "ctypes.wstring_at": _raw_read("wstring_at"),
     "resource.prlimit": _when_candidate("changed its resource limits"),
     "sys._getframe": _frame_access,
     "compile": _compile,

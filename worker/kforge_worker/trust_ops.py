@@ -60,7 +60,9 @@ _RECURRENT = re.compile(
 _DENSE = re.compile(
     r"^(matmul|mm|bmm|addmm|addbmm|baddbmm|linear|bilinear|einsum|tensordot|dot|vdot|inner|mv|"
     r"addmv|outer|ger|addr|\w+_mm|\w*cdist\w*|conv\w*|\w*convolution\w*|"
-    r"scaled_dot_product\w*|\w*attention\w*)$")
+    r"scaled_dot_product\w*|\w*attention\w*|"
+    # a bag's weighted sum is a GEMM; the FFT computes a convolution (blind red team, session 9)
+    r"_?embedding_bag\w*|_?fft_\w+|stft|istft)$")
 
 # Elementwise arithmetic (cheap, exact-ish, piecewise linear): never by itself "computed the task
 # in PyTorch" (a cast, a scale, a mask, a clamp around the candidate's kernels). Every other
@@ -253,7 +255,7 @@ _DECOMPOSITIONS = {
 # Gathers and scatters by tensor indices (`table[idx]` is aten::index) and table interpolation
 # (grid_sample): a lookup can stand in for a transcendental, a scatter-add for a sum (a37)
 _LOOKUPS = {"index", "gather", "take", "take_along_dim", "grid_sampler", "grid_sampler_2d",
-            "grid_sampler_3d", "index_put", "index_put_impl"}
+            "grid_sampler_3d", "index_put", "index_put_impl", "index_select", "embedding"}
 # Tensor methods that hand a tensor's data to the host's Python (Tensor.numpy, np.asarray's
 # __array__, np.from_dlpack, tolist): no forward needs them, and what NumPy or Python computes
 # is no ATen operator the recorders could name (a35, a37). `untyped_storage` is not among them:
@@ -349,8 +351,8 @@ class Policy:
             self.ops = compute
         # Without a GEMM, convolution or recurrence, the task's compute is what its own kernels
         # must do (check_own_work); the RNN hybrids and GEMM epilogues keep PyTorch's help.
-        self.own_work = bool(compute) and not any(is_dense(name) for name in compute) \
-            and not self.recurrent
+        self.own_work = bool(compute) and (self.recurrent or
+                                           not any(is_dense(name) for name in compute))
         for name in list(self.ops):
             self.ops |= family(name)
         # A GEMM or convolution task: any other dense operator can stand in for its own (a GEMM
@@ -411,6 +413,8 @@ class Policy:
         `check` already names (the one it replaces) are left to it."""
         if not self.own_work or size <= 0:
             return []
+        if self.recurrent:  # the input GEMM and a head may be PyTorch's; the gates may not
+            return self._check_gates(calls, size)
         volume, arithmetic = {}, {}
         kinds = [compute_class(name, raw) for name, raw, _, _ in calls]
 
@@ -446,3 +450,20 @@ class Policy:
                     f"{ARITHMETIC_LIMIT:g}x for a task without a GEMM, convolution or "
                     f"recurrence); its own kernels only copy or post-process the result"]
         return []
+
+    def _check_gates(self, calls, size):
+        """For a recurrent task: a violation line when the candidate's forward computed the
+        gates' nonlinearities (sigmoid, tanh, exp, a table lookup) in PyTorch, a cell per step
+        beside a copy kernel (blind red team, session 9). The library's hybrids run only their
+        input GEMM or a head's addmm in PyTorch."""
+        math_calls = {}
+        for name, raw, numel, _ in calls:
+            if name not in self.ops and numel and compute_class(name, raw) == "math":
+                math_calls[name] = math_calls.get(name, 0) + numel
+        share = sum(math_calls.values()) / size
+        if share < OWN_WORK_LIMIT:
+            return []
+        return [f"computed the recurrence in PyTorch: {', '.join(sorted(math_calls))}: the "
+                f"gates' nonlinearities over {share:.2g}x the elements of its largest input or "
+                f"output (limit {OWN_WORK_LIMIT:g}x for a recurrent task); its own kernels only "
+                f"copy or post-process the result"]

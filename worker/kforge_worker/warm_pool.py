@@ -134,14 +134,21 @@ def load_slot(slot, cache):
 # One candidate source's compiler output (Triton kernels, an extension build: tens of MB); a
 # cache grown past this holds something else, written through the links or into the slot
 CACHE_LIMIT_BYTES = 512 << 20
+# All sources' caches together: a candidate changed by one comment gets a cache of its own, so
+# without this a run of many candidates could fill the disk 512 MiB at a time (blind red team,
+# session 9). Past it, the least recently used caches go.
+CACHES_LIMIT_BYTES = 4 << 30
+_SIZES = ".sizes"  # beside the caches, never linked into a slot: each cache's size at its save
 
 
-def save_slot(slot, cache, limit_bytes=CACHE_LIMIT_BYTES):
+def save_slot(slot, cache, limit_bytes=CACHE_LIMIT_BYTES, total_limit_bytes=CACHES_LIMIT_BYTES):
     """What the candidate built, back into its source's cache (the process is gone by now).
     Links are copied as links, never followed. A cache that ends up past `limit_bytes` (new
-    files, or linked ones grown in place) is emptied: it is only a cache, rebuilt next time."""
+    files, or linked ones grown in place) is emptied: it is only a cache, rebuilt next time.
+    Then the least recently saved other caches go while all of them pass `total_limit_bytes`."""
     _copy_slot(slot, cache, limit_bytes)
-    if _tree_bytes(cache) > limit_bytes:
+    size = _tree_bytes(cache)
+    if size > limit_bytes:
         for sub in os.listdir(cache):
             path = os.path.join(cache, sub)
             if os.path.isdir(path) and not os.path.islink(path):
@@ -149,6 +156,35 @@ def save_slot(slot, cache, limit_bytes=CACHE_LIMIT_BYTES):
                 os.makedirs(path, exist_ok=True)
             else:
                 os.remove(path)
+        size = 0
+    _trim_caches(os.path.dirname(cache), os.path.basename(cache), size, total_limit_bytes)
+
+
+def _trim_caches(root, current, size, total_limit_bytes):
+    sizes_dir = os.path.join(root, _SIZES)
+    os.makedirs(sizes_dir, exist_ok=True)
+    with open(os.path.join(sizes_dir, current), "w") as handle:  # its mtime: when last saved
+        handle.write(str(size))
+    recorded = []
+    for name in os.listdir(sizes_dir):
+        path = os.path.join(sizes_dir, name)
+        try:
+            with open(path) as handle:
+                recorded.append((os.stat(path).st_mtime, name, int(handle.read() or 0)))
+        except (OSError, ValueError):
+            continue
+    total = sum(bytes_ for _, _, bytes_ in recorded)
+    for _, name, bytes_ in sorted(recorded):  # oldest first
+        if total <= total_limit_bytes:
+            break
+        if name == current:
+            continue
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        try:  # another evaluation may have trimmed it first
+            os.remove(os.path.join(sizes_dir, name))
+        except OSError:
+            pass
+        total -= bytes_
 
 
 def _tree_bytes(root):

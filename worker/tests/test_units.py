@@ -715,3 +715,19 @@ def test_a_build_cache_grown_past_its_limit_is_emptied(tmp_path):
         handle.truncate(1 << 20)
     save_slot(str(slot), str(cache), limit_bytes=4096)
     assert os.listdir(cache) == ["triton"] and os.listdir(cache / "triton") == []
+
+
+def test_all_build_caches_together_stay_under_their_limit(tmp_path):
+    """A candidate changed by one comment gets a cache of its own: past the total, the least
+    recently saved caches go, never the one just saved (blind red team, session 9)."""
+    from kforge_worker.warm_pool import load_slot, save_slot
+    root = tmp_path / "builds"
+    for index, name in enumerate(("a", "b", "c")):
+        cache, slot = root / name, tmp_path / f"slot_{name}"
+        (cache / "triton").mkdir(parents=True)
+        load_slot(str(slot), str(cache))
+        (slot / "triton" / "kernel.cubin").write_bytes(b"x" * 3000)
+        save_slot(str(slot), str(cache), limit_bytes=1 << 20, total_limit_bytes=7000)
+        os.utime(root / ".sizes" / name, (1000 + index, 1000 + index))  # a, then b, then c
+    assert sorted(os.listdir(root)) == [".sizes", "b", "c"]
+    assert sorted(os.listdir(root / ".sizes")) == ["b", "c"]

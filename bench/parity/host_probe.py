@@ -1,0 +1,144 @@
+"""Where a host-bound candidate's extra time comes from at cold cache (timing parity, issue 18).
+One process, one candidate, cumulative stages of the candidate process's in-process set-up; at
+each stage, three numbers:
+
+  host_us     host time of one forward (perf_counter around the call, synchronised outside it;
+              median of TRIALS): what the L2 flush must hide for the window to hold GPU time only
+  kb_ms       KernelBench's current timer (synchronise, new events, clear L2, record, call,
+              record, synchronise; mean, first trial dropped)
+  block_ms    kforge's own loop (timing.time_block with its preallocated flush, seeded; median)
+
+Stages: fresh, audit (trust.child_setup), guard (the Guard's snapshot and three guarded calls),
+watch (the timed calls' operator recorder on, as candidate_host.TimedCallWatch). Last, with the
+recorder still on, the audit events and profiler operators one forward raises, by name.
+
+    python3 bench/parity/host_probe.py CANDIDATE TASK [--trials 200]
+"""
+import argparse
+import collections
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "worker"))
+
+
+def _import(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("candidate")
+    parser.add_argument("task")
+    parser.add_argument("--trials", type=int, default=200)
+    args = parser.parse_args()
+    import torch
+    from kforge_worker import timing
+    task = _import(args.task, "probe_task")
+    module = _import(args.candidate, "probe_candidate")
+    torch.manual_seed(1000)
+    model = module.ModelNew(*task.get_init_inputs()).cuda().eval()
+    torch.manual_seed(1)
+    inputs = [v.cuda() if isinstance(v, torch.Tensor) else v for v in task.get_inputs()]
+    flush = timing.l2_flush_buffer(torch.cuda.current_device())
+    forward = lambda: model(*inputs)  # noqa: E731
+
+    def host_us():
+        samples = []
+        for _ in range(args.trials):
+            torch.cuda.synchronize()
+            began = time.perf_counter()
+            forward()
+            samples.append((time.perf_counter() - began) * 1e6)
+        torch.cuda.synchronize()
+        return statistics.median(samples)
+
+    def kb_ms():
+        samples = []
+        for _ in range(args.trials + 1):
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            dummy = torch.empty((32, 1024, 1024), dtype=torch.int64, device="cuda")
+            dummy.fill_(42)
+            del dummy
+            start.record()
+            forward()
+            end.record()
+            torch.cuda.synchronize()
+            samples.append(start.elapsed_time(end))
+        return statistics.mean(samples[1:])
+
+    def block_ms():
+        samples = []
+        for block in range(max(1, args.trials // 10)):
+            ms, _ = timing.time_block([forward] * 10, flush, 3 if not block else 0, sink=[],
+                                      seed=12345)
+            samples += ms
+        return statistics.median(samples)
+
+    rows = []
+
+    def measure(stage):
+        with torch.no_grad():
+            for _ in range(5):
+                forward()
+            row = {"stage": stage, "host_us": round(host_us(), 1), "kb_ms": round(kb_ms(), 4),
+                   "block_ms": round(block_ms(), 4), "host_us_again": round(host_us(), 1)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    measure("fresh")
+    from kforge_worker import trust
+    trust.child_setup(tempfile.mkdtemp(prefix="kforge-probe-"))
+    measure("audit")
+    from kforge_worker.trust_ops import AtenRecorder, Policy
+    with AtenRecorder():
+        torch.empty(1)
+    guard = trust.Guard(None, {"allow_pytorch_only": True})
+    guard.before_candidate_import()
+    guard.after_candidate_import(module, type("Model", (), {}))
+    guard.use_policy(Policy([], [], None))
+    guard.check_model(model, None)
+    with torch.no_grad():
+        for _ in range(3):
+            guard.call_candidate(model, inputs)
+    measure("guard")
+    recorder = AtenRecorder(shapes=False)
+    recorder.start()
+    measure("watch")
+    events = collections.Counter()
+    counting = [False]
+
+    def count(event, _args):
+        if counting[0]:
+            events[event] += 1
+
+    sys.addaudithook(count)
+    from torch.profiler import profile, ProfilerActivity
+    with torch.no_grad():
+        counting[0] = True
+        for _ in range(10):
+            forward()
+        counting[0] = False
+    recorder.stop()
+    with profile(activities=[ProfilerActivity.CPU]) as prof, torch.no_grad():
+        forward()
+    operators = collections.Counter(e.name for e in prof.events())
+    print(json.dumps({"candidate": os.path.basename(args.candidate),
+                      "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                      "audit_events_per_forward": {k: v / 10 for k, v in events.most_common(20)},
+                      "profiler_events_per_forward": dict(operators.most_common(20)),
+                      "stages": rows}))
+
+
+if __name__ == "__main__":
+    main()
