@@ -265,5 +265,20 @@ section_s9_parity() {
   section_s9_probe
 }
 
+# Session 9's last call: the attacks past a22 (a23-a43, with the red team's a43) and f23 beside
+# the legitimate kernels, two corpus runs on one GPU.
+section_s9_last() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  timeout 540 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/softmax \
+    library/gelu library/gru_out library/lstm_fc tests/controls f23 \
+    --json "$OUT/legit_s9.json" > "$OUT/legit_s9.txt" 2>&1 &
+  step "attacks a23-a43"
+  timeout 540 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a23 a24 a25 a26 \
+    a27 a28 a29 a3 a4 --json "$OUT/attacks_s9.json" 2>&1 | grep -v '^\[' | tee "$OUT/attacks_s9.txt"
+  wait
+  step "legitimate kernels and f23"
+  grep -v '^\[' "$OUT/legit_s9.txt"
+}
+
 versions
 for section in "$@"; do "section_$section"; done
