@@ -155,6 +155,14 @@ def test_dense_and_recurrent_tasks_keep_pytorch_help():
     reasons = lstm.check_own_work(calls, size)
     assert reasons and reasons[0].startswith("computed the recurrence in PyTorch: sigmoid")
 
+    def place(x):  # the library's GPU path places h0 and weights by index (H100, session 9)
+        out = torch.zeros(16, 64)
+        out[torch.arange(8) * 2] = x
+        return out[torch.arange(8)]
+    calls, size = _recorded(place, torch.randn(8, 64))
+    assert {c[0] for c in calls} & {"index", "index_put"}
+    assert lstm.check_own_work(calls, size) == []
+
 
 def test_a_bag_sum_and_the_fft_are_dense_stand_ins():
     gemm = Policy(["matmul"], [], Double)
