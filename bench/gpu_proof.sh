@@ -280,5 +280,19 @@ section_s9_last() {
   grep -v '^\[' "$OUT/legit_s9.txt"
 }
 
+# After the gates rule's fix: the RNN library kernels beside the red team's a43 and a34/a35.
+section_s9_verify() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  timeout 420 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/gru_out \
+    library/lstm_fc library/gru_bi_out library/lstm_bi_fc \
+    --json "$OUT/legit_rnn_s9.json" > "$OUT/legit_rnn_s9.txt" 2>&1 &
+  step "attacks a43, a34_stop_recorder, a35"
+  timeout 420 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a43 a34_stop a35 \
+    --json "$OUT/attacks_a43.json" 2>&1 | grep -v '^\[' | tee "$OUT/attacks_a43.txt"
+  wait
+  step "the RNN library kernels"
+  grep -v '^\[' "$OUT/legit_rnn_s9.txt"
+}
+
 versions
 for section in "$@"; do "section_$section"; done
