@@ -355,3 +355,51 @@ def test_a_final_report_that_fails_is_a_rejection():
     result = _evaluate_with_patched_judge(JUDGE_WITHOUT_REPORT)["result"]
     assert result["status"] == "rejected"
     assert result["reasons"] == ["wrote a frame into the judge's channel (forged)"]
+
+
+JUDGE_WITH_A_BARE_REPORT = """
+import runpy, sys
+from kforge_worker import candidate_proxy
+
+request = candidate_proxy.CandidateProcess.request
+
+def bare(self, message, *args, **kwargs):
+    reply = request(self, message, *args, **kwargs)
+    return {"ok": True} if message.get("op") == "finish" else reply
+
+candidate_proxy.CandidateProcess.request = bare
+sys.argv = ["kforge_worker", "--cpu"]
+runpy.run_module("kforge_worker", run_name="__main__")
+"""
+
+
+def test_a_final_report_without_its_lists_is_a_rejection():
+    # a reply to `finish` that carries no list of violations (a candidate that rewrote its
+    # process's last reply) is no clean report
+    result = _evaluate_with_patched_judge(JUDGE_WITH_A_BARE_REPORT)["result"]
+    assert result["status"] == "rejected"
+    assert result["reasons"] == [
+        "the candidate process's last report was malformed (no list of violations)"]
+
+
+def test_the_channel_codec_survives_a_rebound_json():
+    # bound when channel.py is imported: a candidate's later json.dumps or JSONEncoder.encode
+    # (through functools.update_wrapper, a43_scrub_*) does not reach the frames
+    script = """
+import functools, json, json.encoder, socket, sys
+sys.path.insert(0, sys.argv[1])
+from kforge_worker.channel import Channel
+class Scrub:
+    def encode(self, value):
+        return '{"violations": []}'
+functools.update_wrapper(json.encoder.JSONEncoder, Scrub, assigned=("encode",), updated=())
+json.dumps = lambda *a, **k: '{"violations": []}'
+json.loads = lambda *a, **k: {"forged": True}
+left, right = socket.socketpair()
+Channel(left).send({"violations": ["called the operator it replaces"], "x": float("nan")})
+print(Channel(right).receive()[0])
+"""
+    done = subprocess.run([PY, "-c", script, WORKER_DIR], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.strip() == \
+        "{'violations': ['called the operator it replaces'], 'x': 'nan'}", done.stderr
