@@ -98,9 +98,14 @@ _MATH = re.compile(
 # matmuls in the candidate's forward: the summed element count of those operators' largest
 # operands, over the largest input or output of the call (docs/trust.md, "own work").
 OWN_WORK_LIMIT = 0.25
-# Elementwise arithmetic alone: a polynomial or rational stand-in for exp or erf, sums by
-# pairwise halving, is many task-sized passes; a legitimate candidate's casts and scales are few.
+# Elementwise arithmetic alone: a polynomial or rational stand-in for exp or erf is many
+# task-sized passes; a legitimate candidate's casts and scales are few.
 ARITHMETIC_LIMIT = 8.0
+# ... except on a task whose reference only reduces or scans (a sum, a mean, a cumsum): there a
+# sum by halving on copied halves is ~1 pass of `add` and a work-efficient scan ~2 (blind red
+# team, session 9), and a candidate's own kernels leave no task-sized arithmetic to PyTorch.
+REDUCTION_ARITHMETIC_LIMIT = 0.5
+_SCANS = frozenset(("cumsum", "cumprod"))
 
 def op_name(func):
     """A torch callable's canonical name: `torch.softmax`, `Tensor.softmax`, `aten._softmax`
@@ -358,13 +363,16 @@ class Policy:
         # A GEMM or convolution task: any other dense operator can stand in for its own (a GEMM
         # as conv1d, a convolution as unfold + matmul), so none of them is PyTorch's help
         self.dense = not self.recurrent and any(is_dense(name) for name in compute)
+        self.reduction_only = self.own_work and not self.recurrent and all(
+            compute_class(name) == "reduction" and (not is_heavy(name) or name in _SCANS)
+            for name in compute)
         self.reference_name = reference_cls.__name__ if reference_cls else "Model"
         self.module_names = {f"{t.__module__}.{t.__qualname__}" for t in reference_module_types
                              if is_recurrent_module(t)}
 
     def describe(self):
         return {"ops": sorted(self.ops), "recurrent": self.recurrent, "own_work": self.own_work,
-                "dense": self.dense,
+                "dense": self.dense, "reduction_only": self.reduction_only,
                 "reference_name": self.reference_name, "module_names": sorted(self.module_names)}
 
     @classmethod
@@ -375,6 +383,7 @@ class Policy:
         policy.recurrent = bool(description.get("recurrent"))
         policy.own_work = bool(description.get("own_work"))
         policy.dense = bool(description.get("dense"))
+        policy.reduction_only = bool(description.get("reduction_only"))
         policy.reference_name = description.get("reference_name") or "Model"
         policy.module_names = set(description.get("module_names") or [])
         return policy
@@ -443,12 +452,15 @@ class Policy:
                     f"or matmuls over {heavy:.2g}x the elements of its largest input or output "
                     f"(limit {OWN_WORK_LIMIT:g}x for a task without a GEMM, convolution or "
                     f"recurrence); its own kernels only copy or post-process the result"]
-        if light >= ARITHMETIC_LIMIT:
+        limit = REDUCTION_ARITHMETIC_LIMIT if self.reduction_only else ARITHMETIC_LIMIT
+        if light >= limit:
             named = ", ".join(sorted(arithmetic))
+            task = "a task that only reduces or scans" if self.reduction_only else \
+                "a task without a GEMM, convolution or recurrence"
             return [f"computed the task in PyTorch: {named}: elementwise arithmetic over "
                     f"{light:.2g}x the elements of its largest input or output (limit "
-                    f"{ARITHMETIC_LIMIT:g}x for a task without a GEMM, convolution or "
-                    f"recurrence); its own kernels only copy or post-process the result"]
+                    f"{limit:g}x for {task}); its own kernels only copy or post-process the "
+                    f"result"]
         return []
 
     def _check_gates(self, calls, size):

@@ -236,3 +236,24 @@ def test_another_dense_operator_computes_a_dense_task():
     assert not Policy(["gru"], [nn.GRU], Double).check(["addmm", "matmul"], [])
     assert not conv.check(["im2col", "contiguous", "reshape"], [])
     assert Policy.from_description(json.loads(json.dumps(gemm.describe()))).dense
+
+
+def test_a_sum_by_halving_is_the_task_on_a_reduction_task():
+    """Blind red team, session 9: on a task that only reduces or scans, a sum by halving on
+    copied halves is ~1 pass of add (47_Sum_reduction), under the 8x limit of arithmetic."""
+    def halving(x):
+        while x.shape[1] > 1:
+            half = x.shape[1] // 2
+            x = x[:, :half].contiguous() + x[:, half:2 * half].contiguous()
+        return x
+    total = Policy(["sum"], [], Double)
+    assert total.reduction_only and Policy.from_description(total.describe()).reduction_only
+    calls, size = _recorded(halving, torch.randn(8, 64))
+    reasons = total.check_own_work(calls, size)
+    assert reasons and "for a task that only reduces or scans" in reasons[0]
+    assert Policy(["cumsum"], [], Double).check_own_work(calls, size)
+    # a softmax or a mean-and-divide task keeps the 8x limit; glue below half a pass stays ok
+    assert not Policy(["softmax"], [], Double).check_own_work(calls, size)
+    assert not Policy(["sum", "div"], [], Double).reduction_only
+    calls, size = _recorded(lambda x: x[:, :8] * 2.0, torch.randn(8, 64))
+    assert total.check_own_work(calls, size) == []
