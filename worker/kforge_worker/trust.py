@@ -149,9 +149,10 @@ def _refuse_from_candidate(name, refused, reason):
     original = getattr(torch._C._autograd, name, None)
     if original is None or getattr(original, "_kforge_wrapped", False):
         return
-    holders = [module for module in list(sys.modules.values())
-               if module is not None and module.__name__.startswith("torch")
-               and getattr(module, name, None) is original]
+    holders = [module for module in list(sys.modules.values())  # (no module __getattr__ run)
+               if isinstance(module, types.ModuleType)
+               and str(getattr(module, "__name__", "")).startswith("torch")
+               and vars(module).get(name) is original]
 
     def keeper():
         args = yield

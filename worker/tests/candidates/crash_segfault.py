@@ -1,4 +1,4 @@
-"""Broken on purpose: reads address 0 through ctypes (crashed, SIGSEGV)."""
+"""Broken on purpose: reads a kernel-half address through a cast pointer (crashed, SIGSEGV)."""
 import ctypes
 
 import torch.nn as nn
@@ -9,5 +9,5 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x):
-        ctypes.string_at(0)
+        ctypes.cast(0xFFFFFFFFFFFF0000, ctypes.POINTER(ctypes.c_char))[0]
         return x
