@@ -41,7 +41,6 @@ PASS when kforge is within --tolerance (3%) of both kernelbench and bare (median
 script end to end without a GPU."""
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -51,6 +50,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.path.join(ROOT, "worker")
+sys.path.insert(0, os.path.join(ROOT, "bench", "parity"))
+from candidate_state import guard_as_candidate, load as _import  # noqa: E402  (torch not yet)
 CLEAN = ("kernelbench", "bare", "throughput")
 VARIANTS = ("kb_seed_all", "kb_seed_forward", "kb_recorded", "kb_state")
 FORWARD_SEED = 424242   # evaluate.FORWARD_SEED (not imported: the clean timers run first)
@@ -71,11 +72,6 @@ class _HostEvent:
         return (end.at - self.at) * 1e3
 
 
-def _import(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def standalone(args):
@@ -200,19 +196,12 @@ def _candidate_state_loop(model, inputs, trials, cpu, module):
     import tempfile
     import torch
     from kforge_worker import timing, trust
-    from kforge_worker.trust_ops import AtenRecorder, Policy
+    from kforge_worker.trust_ops import AtenRecorder
     scratch = tempfile.mkdtemp(prefix="kforge-parity-state-")
     trust.child_setup(scratch)
     with AtenRecorder():
         torch.empty(1)
-    guard = trust.Guard(None, {"allow_pytorch_only": True})
-    guard.before_candidate_import()
-    guard.after_candidate_import(module, type("Model", (), {}))
-    guard.use_policy(Policy([], [], None))
-    guard.check_model(model, None)
-    with torch.no_grad():
-        for _ in range(3):
-            outputs = guard.call_candidate(model, inputs)
+    outputs = guard_as_candidate(module, model, inputs)
     items = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     sink = [item.clone() for item in items if isinstance(item, torch.Tensor)]
     samples = []

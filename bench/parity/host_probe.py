@@ -16,7 +16,6 @@ recorder still on, the audit events and profiler operators one forward raises, b
 """
 import argparse
 import collections
-import importlib.util
 import json
 import os
 import statistics
@@ -26,13 +25,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "worker"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-
-def _import(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from candidate_state import guard_as_candidate, load  # noqa: E402
 
 
 def main():
@@ -43,8 +38,8 @@ def main():
     args = parser.parse_args()
     import torch
     from kforge_worker import timing
-    task = _import(args.task, "probe_task")
-    module = _import(args.candidate, "probe_candidate")
+    task = load(args.task, "probe_task")
+    module = load(args.candidate, "probe_candidate")
     torch.manual_seed(1000)
     model = module.ModelNew(*task.get_init_inputs()).cuda().eval()
     torch.manual_seed(1)
@@ -100,17 +95,10 @@ def main():
     from kforge_worker import trust
     trust.child_setup(tempfile.mkdtemp(prefix="kforge-probe-"))
     measure("audit")
-    from kforge_worker.trust_ops import AtenRecorder, Policy
+    from kforge_worker.trust_ops import AtenRecorder
     with AtenRecorder():
         torch.empty(1)
-    guard = trust.Guard(None, {"allow_pytorch_only": True})
-    guard.before_candidate_import()
-    guard.after_candidate_import(module, type("Model", (), {}))
-    guard.use_policy(Policy([], [], None))
-    guard.check_model(model, None)
-    with torch.no_grad():
-        for _ in range(3):
-            guard.call_candidate(model, inputs)
+    guard_as_candidate(module, model, inputs)
     measure("guard")
     recorder = AtenRecorder(shapes=False)
     recorder.start()

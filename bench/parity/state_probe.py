@@ -14,7 +14,6 @@ stages, each twice, so the step in which the loop slows down names the cause:
     TEARDOWN_CUPTI=1 python3 bench/parity/state_probe.py ...   (Kineto finalises CUPTI after a session)
 """
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -23,13 +22,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "worker"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-
-def _import(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from candidate_state import guard_as_candidate, load  # noqa: E402
 
 
 def main():
@@ -39,8 +34,8 @@ def main():
     parser.add_argument("--trials", type=int, default=200)
     args = parser.parse_args()
     import torch
-    task = _import(args.task, "probe_task")
-    module = _import(args.candidate, "probe_candidate")
+    task = load(args.task, "probe_task")
+    module = load(args.candidate, "probe_candidate")
     torch.manual_seed(1000)
     model = module.ModelNew(*task.get_init_inputs()).cuda().eval()
     torch.manual_seed(1)
@@ -89,15 +84,7 @@ def main():
     from kforge_worker import trust
     trust.child_setup(tempfile.mkdtemp(prefix="kforge-probe-"))
     measure("audit")
-    from kforge_worker.trust_ops import Policy
-    guard = trust.Guard(None, {"allow_pytorch_only": True})
-    guard.before_candidate_import()
-    guard.after_candidate_import(module, type("Model", (), {}))
-    guard.use_policy(Policy([], [], None))
-    guard.check_model(model, None)
-    with torch.no_grad():
-        for _ in range(3):
-            guard.call_candidate(model, inputs)
+    guard_as_candidate(module, model, inputs)
     measure("guard")
     measure("slots", rotating, copy_out=True)
     print(json.dumps({"candidate": os.path.basename(args.candidate),
