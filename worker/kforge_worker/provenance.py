@@ -223,17 +223,39 @@ class _Operators(TorchDispatchMode):
         inputs = list(_storages((args, kwargs)))
         if name not in _METADATA_ONLY:
             record.consumed(inputs, f"torch {name}")
+        result = func(*args, **kwargs)
         if name in _READ_ELEMENT:
             record.element_reads += 1
         elif name in _WRITES and len(inputs) == 1 and isinstance(args[0], torch.Tensor) \
                 and args[0].numel() == 1:
             record.element_writes += 1  # a Python number written into one element
-        result = func(*args, **kwargs)
+        elif name not in _METADATA_ONLY and _one_element(result) and _has_number(func, args, kwargs):
+            record.element_writes += 1  # a Python number made into one (torch.full((1,), v))
         # what it wrote: its new memory, and the arguments its schema says it writes
         seen = {_key(storage) for storage in inputs}
         record.written([s for s in _storages(result) if _key(s) not in seen] +
                        list(_storages(_mutated(func, args, kwargs))))
         return result
+
+
+def _one_element(result):
+    return isinstance(result, torch.Tensor) and result.numel() == 1
+
+
+def _has_number(func, args, kwargs):
+    """Whether a Python number is passed as data: where the schema takes a Scalar or a Tensor (a
+    fill value, an operand, an arange bound), not a size or a dim."""
+    for index, argument in enumerate(func._schema.arguments):
+        if index < len(args):
+            value = args[index]
+        elif argument.name in kwargs:
+            value = kwargs[argument.name]
+        else:
+            continue
+        if isinstance(value, (int, float, complex)) and not isinstance(value, bool) and \
+                str(argument.type).replace("Optional[", "").rstrip("]") in ("number", "Tensor"):
+            return True
+    return False
 
 
 def _mutated(func, args, kwargs):

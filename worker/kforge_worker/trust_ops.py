@@ -175,12 +175,13 @@ def compute_class(name, raw=None):
 
 def _numel(shape):
     """Elements of one profiler input shape ([4, 16]; [] for a non-tensor; a list of shapes for a
-    tensor list: the largest)."""
+    tensor list: all of them, since a foreach operator reads every tensor in its list)."""
     if not isinstance(shape, (list, tuple)) or not shape:
         return 0
     if all(isinstance(d, int) for d in shape):
         return math.prod(shape)
-    return max((_numel(inner) for inner in shape), default=0)
+    return sum(_numel(inner) for inner in shape)
+
 
 class OpRecorder(TorchFunctionMode):
     """Records the canonical name of every top-level torch call made while active (calls made
@@ -426,23 +427,33 @@ class Policy:
             return self._check_gates(calls, size)
         volume, arithmetic = {}, {}
         kinds = [compute_class(name, raw) for name, raw, _, _ in calls]
+        parents = {parent for _, _, _, parent in calls}
+        counted = set()  # positions whose work is counted: their nested calls are part of it
 
-        def inside(position, counted):  # an enclosing call of one of these kinds
+        def inside(position, kinds_counted):  # an enclosing counted call of one of these kinds
             parent = calls[position][3]
             while 0 <= parent < position:
-                if kinds[parent] in counted:
+                if parent in counted and kinds[parent] in kinds_counted:
                     return True
                 parent = calls[parent][3]
             return False
         for position, (name, raw, numel, _) in enumerate(calls):
             kind = kinds[position]
-            if name in self.ops or not numel or kind is None:
+            if name in self.ops or kind is None:
                 continue
+            if not numel:
+                # the profiler records no shape for a tensor list: a foreach operator's work is
+                # its nested calls' where it has them (CPU), else taken as the whole task's
+                if not name.startswith("foreach_") or position in parents:
+                    continue
+                numel = size
             if kind == "arithmetic":  # a part of any counted call is that call's work
                 if not inside(position, ("arithmetic", "matmul", "reduction", "math")):
                     arithmetic[name] = arithmetic.get(name, 0) + numel
+                    counted.add(position)
             elif not inside(position, ("matmul", "reduction", "math")):
                 volume[name] = volume.get(name, 0) + numel
+                counted.add(position)
         heavy, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
         if heavy >= OWN_WORK_LIMIT:
             named = ", ".join(sorted(volume))

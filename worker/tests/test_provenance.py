@@ -139,3 +139,22 @@ def test_element_by_element_traffic_is_named():
         return y
     [reason] = reasons_of(forward, X)
     assert "element by element inside forward (48 reads, 48 writes)" in reason
+
+
+def test_python_numbers_made_into_one_element_tensors_are_element_traffic():
+    """Blind red team, session 9: the answer read through a cast pointer and brought back as one
+    `torch.full((1,), v)` per element joined by `torch.cat` (no host data, no `y[i] = v`)."""
+    def forward(x):
+        values = view(x)
+        r = torch.cat([torch.full((1,), 2.0 * float(v)) for v in values])
+        y = torch.empty_like(x)
+        launch(_copy, r, y)
+        return y
+    [reason] = reasons_of(forward, X)
+    assert "element by element inside forward (0 reads, 48 writes)" in reason
+
+    def honest(x):  # a scale by a Python number, a one-element reduction: not element traffic
+        y = torch.empty_like(x)
+        launch(_scale, x * 0.5, y)
+        return y + x.sum() * 0.0
+    assert reasons_of(honest, X) == []

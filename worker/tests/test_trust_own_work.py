@@ -257,3 +257,16 @@ def test_a_sum_by_halving_is_the_task_on_a_reduction_task():
     assert not Policy(["sum", "div"], [], Double).reduction_only
     calls, size = _recorded(lambda x: x[:, :8] * 2.0, torch.randn(8, 64))
     assert total.check_own_work(calls, size) == []
+
+
+def test_a_foreach_operator_counts_its_whole_tensor_list():
+    """Blind red team, session 9: `_foreach_norm` over a task's slices is the task's reduction.
+    The profiler records no shape for a tensor list; on the CPU the foreach call's nested calls
+    carry the work, and a foreach call with none (a fused GPU kernel) counts as the whole task."""
+    total = Policy(["sum"], [], Double)
+    x = torch.rand(8, 64)
+    calls, size = _recorded(lambda x: torch.stack(torch._foreach_norm(list(x.unbind(0)), 1)), x)
+    reasons = total.check_own_work(calls, size)
+    assert reasons and "linalg_vector_norm" in reasons[0]
+    fused = [("foreach_norm", "_foreach_norm", 0, -1), ("stack", "stack", 0, -1)]
+    assert "foreach_norm" in total.check_own_work(fused, size)[0]
