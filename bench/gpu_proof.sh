@@ -294,5 +294,58 @@ section_s9_verify() {
   grep -v '^\[' "$OUT/legit_rnn_s9.txt"
 }
 
+# Session 10, call 1: the whole red-team corpus and the fault corpus on one build, five corpus
+# runs side by side on one GPU (a37's element-by-element host readers, which only time out on a
+# GPU, are left out: 120 s each).
+section_s10_corpus() {
+  local groups=("a01 a02 a03 a04 a05 a06 a07 a08 a09 a10 a11 a12 a13 a14 a15 a16 a17 a18"
+                "a19 a20 a21 a22 a23 a24 a25 a26 a27 a28 a29"
+                "a30 a31 a32 a33 a34 a35 a36 a37_dlpack a37_grid a38 a39"
+                "a40 a41 a42 a43 a44 a45" "f")
+  local i=0
+  step "attacks a01-a45 and faults f01-f25, five runs side by side"
+  for group in "${groups[@]}"; do
+    i=$((i + 1))
+    timeout 560 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only $group \
+      --json "$OUT/corpus_$i.json" > "$OUT/corpus_$i.txt" 2>&1 &
+  done
+  wait
+  for i in 1 2 3 4 5; do step "group $i"; grep -v '^\[' "$OUT/corpus_$i.txt"; done
+}
+
+# Session 10, call 2: every legitimate candidate in the repository alone on the GPU (the eight
+# RNN library entries, softmax, gelu, the controls), then the immunity check.
+section_s10_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all)"
+  timeout 470 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
+    --json "$OUT/legit_s10.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_s10.txt"
+  section_immunity
+}
+
+# Session 10, call 3: what the harness costs per candidate (issues 15 and 18): a warm worker's
+# request wall minus the timed work, with the worker's phases, on two RNN tasks and softmax; the
+# same with the confinement off (KFORGE_BWRAP pointing nowhere: a plain separate process), which
+# is the OS isolation's own cost.
+section_s10_harness() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local pairs=(--pair tasks/39_GRU.py:library/gru_out/candidate.py
+               --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py
+               --pair tasks/softmax.py:library/softmax/candidate.py)
+  step "harness overhead, confined (bubblewrap + seccomp)"
+  timeout 260 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" --repeat 3 2>&1 | grep -v '^\[' | tail -30
+  step "harness overhead, confinement off (a separate process only)"
+  KFORGE_BWRAP=/nonexistent/bwrap timeout 250 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" \
+    --repeat 3 2>&1 | grep -v '^\[' | tail -30
+}
+
+# Session 10, call 4: timing parity and the RNN library on the real KernelBench files.
+section_s10_parity() {
+  step "timing parity, cold cache"
+  timeout 170 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants kb_recorded \
+    --budget-s 150 --json "$OUT/timing_parity_s10.json" 2>&1 | tail -8
+  section_rnn_real
+}
+
 versions
 for section in "$@"; do "section_$section"; done
