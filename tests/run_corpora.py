@@ -64,7 +64,7 @@ class Worker:
         fields = {"device": self.device, "shrink": self.device == "cpu", "input_sets": 3,
                   "trials": 20, "warmup": 3, "timeout_s": 120, **fields}
         self.next_id += 1
-        request = {"id": self.next_id, "op": "evaluate", "task_path": task,
+        request = {"id": self.next_id, "op": "evaluate", "task_path": task_path(task),
                    "candidate_path": candidate, **fields}
         try:
             self.process.stdin.write(json.dumps(request) + "\n")
@@ -188,11 +188,23 @@ def processes_mentioning(text):
     return found
 
 
-def candidate_processes_left():
+def task_path(task):
+    """A manifest's task path; the public KernelBench files (../shared/kernelbench) are under
+    .carry/kb on the GPU machine, which has no ../shared."""
+    prefix = "../shared/kernelbench/"
+    carried = os.path.join(REPO, ".carry", "kb", task[len(prefix):])
+    if task.startswith(prefix) and not os.path.exists(os.path.join(REPO, task)) and \
+            os.path.exists(carried):
+        return carried
+    return task
+
+
+def candidate_processes_left(worker_pid):
     """Candidate-side processes that outlived their evaluation: the worker keeps its warm
     candidate processes (each alone under its sandbox's init), nothing else. A candidate process
     whose parent is not bubblewrap's init, or a sandbox holding more than one process, is
-    left over (a detached daemon, a setsid child)."""
+    left over (a detached daemon, a setsid child). Only this run's worker's descendants count:
+    other corpus runs beside it on the machine start compilers in their sandboxes."""
     def stat(pid):
         try:
             with open(f"/proc/{pid}/stat") as handle:
@@ -207,9 +219,18 @@ def candidate_processes_left():
     children = {}
     for pid, (_, parent, _) in table.items():
         children.setdefault(parent, []).append(pid)
+    def descends(pid):
+        seen = set()
+        while pid in table and pid not in seen:
+            seen.add(pid)
+            pid = table[pid][1]
+            if pid == worker_pid:
+                return True
+        return False
     found = []
     for pid, (comm, parent, line) in table.items():
-        if "kforge_worker.candidate_host" not in line or comm.startswith("bwrap"):
+        if "kforge_worker.candidate_host" not in line or comm.startswith("bwrap") or \
+                not descends(pid):
             continue
         parent_comm = table.get(parent, ("?",))[0]
         if not parent_comm.startswith("bwrap"):  # bwrap, or a carried bwrap.real
@@ -325,7 +346,8 @@ def main():
                     if listener.connections:
                         passed, note = False, "a connection reached the listener"
                     time.sleep(0.5)
-                    survivors = processes_mentioning(canary_dir) + candidate_processes_left()
+                    survivors = processes_mentioning(canary_dir) + \
+                        candidate_processes_left(worker.process.pid)
                     if survivors:
                         passed, note = False, f"processes outlived the evaluation: {survivors}"
                 if case.get("open") and not passed:  # a known gap, stated in docs/trust.md

@@ -62,7 +62,13 @@ _DENSE = re.compile(
     r"addmv|outer|ger|addr|\w+_mm|\w*cdist\w*|conv\w*|\w*convolution\w*|"
     r"scaled_dot_product\w*|\w*attention\w*|"
     # a bag's weighted sum is a GEMM; the FFT computes a convolution (blind red team, session 9)
-    r"_?embedding_bag\w*|_?fft_\w+|stft|istft)$")
+    r"_?embedding_bag\w*|_?fft_\w+|stft|istft|"
+    # a triangular solve or an inverse is a GEMM too: [[I, A], [0, -I]] is its own inverse, and
+    # solving with (I - subdiagonal) sums (blind red team, session 10); not linalg's norms
+    r"\w*solve\w*|linalg_(inv\w*|lu\w*|cholesky\w*|qr|svd\w*|eig\w*|lstsq|ldl\w*|"
+    r"householder_product|matrix_exp|matrix_power|pinv|tensorinv|multi_dot|det|slogdet)|"
+    r"lu_unpack|cholesky\w*|geqrf|ormqr|orgqr|inverse|pinverse|matrix_exp|matrix_power|svd|"
+    r"chain_matmul|det|logdet|slogdet)$")
 
 # Elementwise arithmetic (cheap, exact-ish, piecewise linear): never by itself "computed the task
 # in PyTorch" (a cast, a scale, a mask, a clamp around the candidate's kernels). Every other
@@ -89,10 +95,28 @@ _REDUCTION = re.compile(
     r"\w*loss|kl_div|cosine_similarity|trapz|trapezoid|cumulative_trapezoid|fft\w*|"
     r"\w*_fft_\w*)$")
 
-# Pointwise math ATen does not tag `pointwise` (torch.special's ndtr, hardswish ...).
+# Pointwise math ATen does not tag `pointwise` (torch.special's ndtr, hardswish ...), and the
+# activations' backward kernels (softplus_backward(x, t, beta) is x * sigmoid(beta t),
+# elu_backward gives exp: blind red team, session 10).
 _MATH = re.compile(
     r"^(special_\w+|hardswish|hardsigmoid|polar|prelu|rrelu\w*|glu|celu|selu|mish|softshrink|"
-    r"hardshrink|tanhshrink|log_sigmoid\w*|logsigmoid)$")
+    r"hardshrink|tanhshrink|log_sigmoid\w*|logsigmoid|\w+_backward\w*)$")
+
+# ATen operators that move, mask, pad or draw data and compute nothing from it. Every other ATen
+# operator that no class above names counts as computing ("other"): the rule fails closed, since
+# a name list of computing operators kept missing stand-ins (blind red team, session 10).
+_MOVEMENT = re.compile(
+    r"^(constant_pad_nd|pad|\w+_pad\d?d|reflection_pad\w*|replication_pad\w*|im2col|col2im|"
+    r"pixel_shuffle|pixel_unshuffle|\w*channel_shuffle|diagonal|diag_embed|diag|triu|tril|"
+    r"masked_select|masked_scatter|index_fill|index_copy|scatter|put|one_hot|repeat_interleave|"
+    r"broadcast_to|broadcast_tensors|\w+_copy|dropout|native_dropout|feature_dropout|"
+    r"alpha_dropout|bernoulli|normal|uniform|random|exponential|geometric|cauchy|log_normal|"
+    r"randperm|empty\w*|new_\w+|zero|fill|sym_\w+|assert\w*|functional_assert\w*|"
+    r"is_set_to|has_same_storage_numel|nested\w*|unique_consecutive|coalesce|to_dense|"
+    r"to_sparse\w*|contiguous|clone|copy|resize_as|swapaxes|swapdims|moveaxis|atleast_\dd|"
+    r"view_as_real|view_as_complex|complex|unflatten_dense_tensors|flatten_dense_tensors|"
+    r"rot90|fliplr|flipud|block_diag|meshgrid|cartesian_prod|combinations|tril_indices|"
+    r"triu_indices|where|unsafe_chunk|align_to|rename|refine_names)$")
 
 # The share of the task's data that PyTorch may put through reductions, transcendentals and
 # matmuls in the candidate's forward: the summed element count of those operators' largest
@@ -153,8 +177,9 @@ def aten_tags(raw):
 
 
 def compute_class(name, raw=None):
-    """"matmul", "reduction", "math" (non-arithmetic pointwise), "arithmetic", or None (plumbing,
-    indexing, anything else) for an operator by its canonical name (and ATen name, for tags).
+    """"matmul", "reduction", "math" (non-arithmetic pointwise), "arithmetic", "other" (an ATen
+    operator no class names, which may compute), or None (plumbing, data movement, a name that is
+    no ATen operator) for an operator by its canonical name (and ATen name, for tags).
     A gather by tensor indices is "math": a table lookup can stand in for a transcendental (a35:
     exp by lookup, the own kernel only dividing)."""
     if name in _LOOKUPS:
@@ -170,7 +195,18 @@ def compute_class(name, raw=None):
         return "reduction"
     if "pointwise" in tags or _MATH.match(name):
         return "math"
-    return None
+    if _MOVEMENT.match(name) or not _is_aten(raw or name):
+        return None
+    return "other"
+
+
+@functools.lru_cache(maxsize=None)
+def _is_aten(raw):
+    import torch
+    try:
+        return bool(getattr(torch.ops.aten, raw).overloads())
+    except Exception:  # a torch-function name (F.normalize): its ATen parts are recorded apart
+        return False
 
 
 def _numel(shape):
@@ -448,10 +484,10 @@ class Policy:
                     continue
                 numel = size
             if kind == "arithmetic":  # a part of any counted call is that call's work
-                if not inside(position, ("arithmetic", "matmul", "reduction", "math")):
+                if not inside(position, ("arithmetic", "matmul", "reduction", "math", "other")):
                     arithmetic[name] = arithmetic.get(name, 0) + numel
                     counted.add(position)
-            elif not inside(position, ("matmul", "reduction", "math")):
+            elif not inside(position, ("matmul", "reduction", "math", "other")):
                 volume[name] = volume.get(name, 0) + numel
                 counted.add(position)
         heavy, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
@@ -459,10 +495,11 @@ class Policy:
             named = ", ".join(sorted(volume))
             beside = sorted(arithmetic)
             beside = f" (with {', '.join(beside)})" if beside else ""
-            return [f"computed the task in PyTorch: {named}{beside}: reductions, transcendentals "
-                    f"or matmuls over {heavy:.2g}x the elements of its largest input or output "
-                    f"(limit {OWN_WORK_LIMIT:g}x for a task without a GEMM, convolution or "
-                    f"recurrence); its own kernels only copy or post-process the result"]
+            return [f"computed the task in PyTorch: {named}{beside}: reductions, transcendentals, "
+                    f"matmuls or other computing operators over {heavy:.2g}x the elements of "
+                    f"its largest input or output (limit {OWN_WORK_LIMIT:g}x for a task without "
+                    f"a GEMM, convolution or recurrence); its own kernels only copy or "
+                    f"post-process the result"]
         limit = REDUCTION_ARITHMETIC_LIMIT if self.reduction_only else ARITHMETIC_LIMIT
         if light >= limit:
             named = ", ".join(sorted(arithmetic))
@@ -483,7 +520,7 @@ class Policy:
         for name, raw, numel, _ in calls:
             # lookups are no gate here: the library's GPU path places h0 and weights by index
             if name not in self.ops and numel and name not in _LOOKUPS and \
-                    compute_class(name, raw) == "math":
+                    compute_class(name, raw) in ("math", "other"):
                 math_calls[name] = math_calls.get(name, 0) + numel
         share = sum(math_calls.values()) / size
         if share < OWN_WORK_LIMIT:

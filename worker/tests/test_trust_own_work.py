@@ -270,3 +270,22 @@ def test_a_foreach_operator_counts_its_whole_tensor_list():
     assert reasons and "linalg_vector_norm" in reasons[0]
     fused = [("foreach_norm", "_foreach_norm", 0, -1), ("stack", "stack", 0, -1)]
     assert "foreach_norm" in total.check_own_work(fused, size)[0]
+
+
+def test_unclassed_operators_fail_closed():
+    """Blind red team, session 10: an activation's backward kernel (softplus_backward gives a
+    sigmoid, elu_backward an exp) and a triangular solve (a sum, a scan, a GEMM) computed whole
+    tasks while no class named them. Backward kernels are math, solvers dense, and any other
+    ATen operator no class names counts as computing, unless it only moves data."""
+    assert compute_class("softplus_backward", "softplus_backward") == "math"
+    assert compute_class("linalg_solve_triangular", "linalg_solve_triangular") == "matmul"
+    assert Policy(["matmul"], [], Double).check(["linalg_solve_triangular"], [])
+    assert compute_class("linalg_vector_norm", "linalg_vector_norm") == "reduction"  # no GEMM
+    assert compute_class("bucketize", "bucketize") == "other"
+    for movement in ("constant_pad_nd", "im2col", "triu", "masked_select", "normal_", "clone"):
+        assert compute_class(movement.rstrip("_"), movement) is None, movement
+    assert compute_class("normalize") is None  # a torch-function name, no ATen operator
+    total = Policy(["sum"], [], Double)
+    x = torch.rand(8, 64)
+    calls, size = _recorded(lambda x: torch.bucketize(x, torch.tensor([0.5])).float(), x)
+    assert "bucketize" in total.check_own_work(calls, size)[0]
