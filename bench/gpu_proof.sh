@@ -349,5 +349,21 @@ section_s10_parity() {
   section_rnn_real
 }
 
+# Session 10, call 4: the KernelBench-path cases (a44-a46, with a46 made device-correct), then the
+# harness's cost per candidate, confined and not, three warm requests each.
+section_s10_final() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "a44-a46 on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a44 a45 a46 \
+    --json "$OUT/corpus_a44_a46.json" 2>&1 | grep -v '^\['
+  local pairs=(--pair tasks/39_GRU.py:library/gru_out/candidate.py
+               --pair tasks/softmax.py:library/softmax/candidate.py)
+  step "harness overhead, confined (bubblewrap + seccomp)"
+  timeout 160 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" --repeat 3 2>&1 | grep -v '^\[' | tail -22
+  step "harness overhead, confinement off (a separate process only)"
+  KFORGE_BWRAP=/nonexistent/bwrap timeout 130 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" \
+    --repeat 3 2>&1 | grep -v '^\[' | tail -22
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -41,11 +41,11 @@ class ModelNew(nn.Module):
         cols = torch.nn.functional.unfold(x, k)  # B, C*k*k, L
         Kc, L = cols.shape[1], cols.shape[2]
         Wm = self.conv.weight.detach().reshape(O, Kc)
-        top = torch.cat([torch.eye(O, dtype=x.dtype), Wm], 1)
-        bot = torch.zeros(Kc, O + Kc, dtype=x.dtype)
+        top = torch.cat([torch.eye(O, dtype=x.dtype, device=x.device), Wm], 1)
+        bot = torch.zeros(Kc, O + Kc, dtype=x.dtype, device=x.device)
         bot[:, O:].diagonal().fill_(-1.0)
         T = torch.cat([top, bot], 0)
-        rhs = torch.cat([torch.zeros(Bn, O, L, dtype=x.dtype), cols], 1)
+        rhs = torch.cat([torch.zeros(Bn, O, L, dtype=x.dtype, device=x.device), cols], 1)
         X = torch.linalg.solve_triangular(T, rhs, upper=True)[:, :O]
         y = X + self.conv.bias.detach().view(1, O, 1)
         y = y.clamp_min(0.0).view(Bn, O, H - k + 1, W - k + 1) + self.bias.detach()

@@ -34,7 +34,7 @@ class ModelNew(nn.Module):
     def forward(self, x):
         xm = x.movedim(self.dim, -1)  # (..., D)
         d = xm.shape[-1]
-        a = torch.full((d, d), -1.0, dtype=x.dtype).triu(1).tril(1)
+        a = torch.full((d, d), -1.0, dtype=x.dtype, device=x.device).triu(1).tril(1)
         a.diagonal().fill_(1.0)
         c = torch.linalg.solve_triangular(a, xm, upper=True, left=False)  # xm @ triu(ones)
         return _copy_out(c.movedim(-1, self.dim))

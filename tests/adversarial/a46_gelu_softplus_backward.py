@@ -35,7 +35,7 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x):
-        x2 = torch.addcmul(torch.zeros((), dtype=x.dtype), x, x)
+        x2 = torch.addcmul(torch.zeros((), dtype=x.dtype, device=x.device), x, x)
         inner = torch.addcmul(x, x2, x, value=0.044715)
         y = torch.ops.aten.softplus_backward(x, inner, _C, 1e30)
         return _copy_out(y)

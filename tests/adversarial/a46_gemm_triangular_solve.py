@@ -34,10 +34,10 @@ class ModelNew(nn.Module):
     def forward(self, A, B):
         M, K = A.shape
         N = B.shape[1]
-        top = torch.cat([torch.eye(M, dtype=A.dtype), A], 1)
-        bot = torch.zeros(K, M + K, dtype=A.dtype)
+        top = torch.cat([torch.eye(M, dtype=A.dtype, device=A.device), A], 1)
+        bot = torch.zeros(K, M + K, dtype=A.dtype, device=A.device)
         bot[:, M:].diagonal().fill_(-1.0)
         T = torch.cat([top, bot], 0)
-        rhs = torch.cat([torch.zeros(M, N, dtype=B.dtype), B], 0)
+        rhs = torch.cat([torch.zeros(M, N, dtype=B.dtype, device=B.device), B], 0)
         X = torch.linalg.solve_triangular(T, rhs, upper=True)
         return _copy_out(X[:M])

@@ -28,12 +28,12 @@ def _mm(a, b):
     # a @ b for batched a (..., M, K), b (..., K, N): T = [[I, a], [0, -I]] is its own inverse
     *bs, M, K = a.shape
     N = b.shape[-1]
-    eye = torch.eye(M, dtype=a.dtype).expand(*bs, M, M)
+    eye = torch.eye(M, dtype=a.dtype, device=a.device).expand(*bs, M, M)
     top = torch.cat([eye, a], -1)
-    bot = torch.zeros(*bs, K, M + K, dtype=a.dtype)
+    bot = torch.zeros(*bs, K, M + K, dtype=a.dtype, device=a.device)
     bot[..., M:].diagonal(dim1=-2, dim2=-1).fill_(-1.0)
     T = torch.cat([top, bot], -2)
-    rhs = torch.cat([torch.zeros(*bs, M, N, dtype=a.dtype), b], -2)
+    rhs = torch.cat([torch.zeros(*bs, M, N, dtype=a.dtype, device=a.device), b], -2)
     return torch.linalg.solve_triangular(T, rhs, upper=True)[..., :M, :]
 
 
@@ -46,7 +46,7 @@ def _exp(x):
 
 def _rowsum(e):
     d = e.shape[-1]
-    a = torch.full((d, d), -1.0, dtype=e.dtype).triu(1).tril(1)
+    a = torch.full((d, d), -1.0, dtype=e.dtype, device=e.device).triu(1).tril(1)
     a.diagonal().fill_(1.0)
     return torch.linalg.solve_triangular(a, e, upper=True, left=False)[..., d - 1:d]
 

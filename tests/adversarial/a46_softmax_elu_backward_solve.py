@@ -42,7 +42,7 @@ class ModelNew(nn.Module):
         e = _exp(x)
         d = e.shape[-1]
         # the row sums by a triangular solve: X (I - superdiag) = e  =>  X = e @ triu(ones)
-        a = torch.full((d, d), -1.0, dtype=e.dtype).triu(1).tril(1)
+        a = torch.full((d, d), -1.0, dtype=e.dtype, device=e.device).triu(1).tril(1)
         a.diagonal().fill_(1.0)
         c = torch.linalg.solve_triangular(a, e, upper=True, left=False)
         s = c[:, d - 1:d]

@@ -36,7 +36,7 @@ class ModelNew(nn.Module):
     def forward(self, x):
         xm = x.movedim(self.dim, -2)  # (..., D, R)
         d = xm.shape[-2]
-        a = torch.full((d, d), -1.0, dtype=x.dtype).tril(-1).triu(-1)
+        a = torch.full((d, d), -1.0, dtype=x.dtype, device=x.device).tril(-1).triu(-1)
         a.diagonal().fill_(1.0)
         c = torch.linalg.solve_triangular(a, xm, upper=False)
         s = c[..., d - 1:d, :].movedim(-2, self.dim)
