@@ -84,7 +84,9 @@ _ARITHMETIC = frozenset((
     "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
     "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "relu", "relu6", "threshold",
-    "hardtanh", "leaky_relu", "conj_physical", "real", "imag"))
+    "hardtanh", "leaky_relu", "conj_physical", "real", "imag",
+    # the operators' dunder names (aten::__and__ for `a & b`) and closeness tests
+    "and", "or", "xor", "lshift", "rshift", "invert", "isclose", "allclose"))
 
 # Reductions, scans and sorts that ATen does not tag `reduction` (sum, mean, amax, max, min,
 # prod, var, std, norm, logsumexp, any, all are tagged), and composites reducing in one call.

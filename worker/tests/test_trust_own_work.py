@@ -285,6 +285,14 @@ def test_unclassed_operators_fail_closed():
     for movement in ("constant_pad_nd", "im2col", "triu", "masked_select", "normal_", "clone"):
         assert compute_class(movement.rstrip("_"), movement) is None, movement
     assert compute_class("normalize") is None  # a torch-function name, no ATen operator
+    # glue a candidate may well run in PyTorch (F.pad, F.fold, masks, closeness): not "other"
+    glue = [lambda x: F.pad(x, (1, 1)), lambda x: F.pad(x, (1, 1), mode="reflect"),
+            lambda x: F.fold(F.unfold(x[None, None], 3), (8, 64), 3), lambda x: (x > 0) & (x < 1),
+            lambda x: torch.isclose(x, x), lambda x: x.repeat_interleave(2, 1), lambda x: x[x > 0],
+            lambda x: torch.rand_like(x), lambda x: x.tril()]
+    for function in glue:
+        calls, _ = _recorded(function, torch.randn(8, 64))
+        assert not [name for name, raw, _, _ in calls if compute_class(name, raw) == "other"]
     total = Policy(["sum"], [], Double)
     x = torch.rand(8, 64)
     calls, size = _recorded(lambda x: torch.bucketize(x, torch.tensor([0.5])).float(), x)
