@@ -322,26 +322,33 @@ section_s10_legit() {
     --json "$OUT/legit_s10.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_s10.txt"
 }
 
-# Session 10, call 3: what the harness costs per candidate (issues 15 and 18): a warm worker's
-# request wall minus the timed work, with the worker's phases, on two RNN tasks and softmax; the
-# same with the confinement off (KFORGE_BWRAP pointing nowhere: a plain separate process), which
-# is the OS isolation's own cost.
+# A warm worker's request wall minus the timed work, with its phases, on 39_GRU and softmax:
+# confined, then with the confinement off (KFORGE_BWRAP pointing nowhere: a plain separate
+# process), which is the OS isolation's own cost. $1: requests per pair; $2, $3: each run's limit
+# in seconds, confined and not.
+harness_overhead() {
+  local pairs=(--pair tasks/39_GRU.py:library/gru_out/candidate.py
+               --pair tasks/softmax.py:library/softmax/candidate.py)
+  step "harness overhead, confined (bubblewrap + seccomp)"
+  timeout "$2" "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" --repeat "$1" 2>&1 | grep -v '^\[' | tail -22
+  step "harness overhead, confinement off (a separate process only)"
+  KFORGE_BWRAP=/nonexistent/bwrap timeout "$3" "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" \
+    --repeat "$1" 2>&1 | grep -v '^\[' | tail -22
+}
+
+# Session 10, call 3: the corpus cases call 1 could not run or ran beside other runs, the
+# harness's cost per candidate, and the immunity check.
 section_s10_harness() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "the corpus cases call 1 could not run or ran beside other runs (KernelBench paths, a46, f02, f19)"
   timeout 170 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a44 a45 a46 f02 f19 \
     --json "$OUT/corpus_rest.json" 2>&1 | grep -v '^\['
-  local pairs=(--pair tasks/39_GRU.py:library/gru_out/candidate.py
-               --pair tasks/softmax.py:library/softmax/candidate.py)
-  step "harness overhead, confined (bubblewrap + seccomp)"
-  timeout 100 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" --repeat 2 2>&1 | grep -v '^\[' | tail -14
-  step "harness overhead, confinement off (a separate process only)"
-  KFORGE_BWRAP=/nonexistent/bwrap timeout 100 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" \
-    --repeat 2 2>&1 | grep -v '^\[' | tail -14
+  harness_overhead 2 100 100
   section_immunity
 }
 
-# Session 10, call 4: timing parity and the RNN library on the real KernelBench files.
+# Session 10, planned, not run (the device time went to the calls above): timing parity and the
+# RNN library on the real KernelBench files.
 section_s10_parity() {
   step "timing parity, cold cache"
   timeout 170 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants kb_recorded \
@@ -356,13 +363,7 @@ section_s10_final() {
   step "a44-a46 on the GPU"
   timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a44 a45 a46 \
     --json "$OUT/corpus_a44_a46.json" 2>&1 | grep -v '^\['
-  local pairs=(--pair tasks/39_GRU.py:library/gru_out/candidate.py
-               --pair tasks/softmax.py:library/softmax/candidate.py)
-  step "harness overhead, confined (bubblewrap + seccomp)"
-  timeout 160 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" --repeat 3 2>&1 | grep -v '^\[' | tail -22
-  step "harness overhead, confinement off (a separate process only)"
-  KFORGE_BWRAP=/nonexistent/bwrap timeout 130 "$KFORGE_PYTHON" bench/bench_harness.py "${pairs[@]}" \
-    --repeat 3 2>&1 | grep -v '^\[' | tail -22
+  harness_overhead 3 160 130
 }
 
 versions

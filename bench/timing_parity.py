@@ -51,7 +51,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.path.join(ROOT, "worker")
 sys.path.insert(0, os.path.join(ROOT, "bench", "parity"))
-from candidate_state import guard_as_candidate, load as _import  # noqa: E402  (torch not yet)
+from candidate_state import (guard_as_candidate, load as _import,  # noqa: E402
+                             model_and_inputs)  # (torch not yet)
 CLEAN = ("kernelbench", "bare", "throughput")
 VARIANTS = ("kb_seed_all", "kb_seed_forward", "kb_recorded", "kb_state")
 FORWARD_SEED = 424242   # evaluate.FORWARD_SEED (not imported: the clean timers run first)
@@ -90,10 +91,7 @@ def standalone(args):
         task = shrunk.module
     candidate = _import(args.candidates[0], "parity_candidate")
     device = "cpu" if cpu else "cuda"
-    torch.manual_seed(1000)
-    model = candidate.ModelNew(*task.get_init_inputs()).to(device).eval()
-    torch.manual_seed(1)
-    inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in task.get_inputs()]
+    model, inputs = model_and_inputs(task, candidate, device)
     event = _HostEvent if cpu else torch.cuda.Event
     synchronize = (lambda: None) if cpu else torch.cuda.synchronize
     trials = args.trials

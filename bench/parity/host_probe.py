@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "worker"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from candidate_state import guard_as_candidate, load  # noqa: E402
+from candidate_state import guard_as_candidate, load, model_and_inputs  # noqa: E402
 
 
 def main():
@@ -40,10 +40,7 @@ def main():
     from kforge_worker import timing
     task = load(args.task, "probe_task")
     module = load(args.candidate, "probe_candidate")
-    torch.manual_seed(1000)
-    model = module.ModelNew(*task.get_init_inputs()).cuda().eval()
-    torch.manual_seed(1)
-    inputs = [v.cuda() if isinstance(v, torch.Tensor) else v for v in task.get_inputs()]
+    model, inputs = model_and_inputs(task, module, "cuda")
     flush = timing.l2_flush_buffer(torch.cuda.current_device())
     forward = lambda: model(*inputs)  # noqa: E731
 

@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "worker"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from candidate_state import guard_as_candidate, load  # noqa: E402
+from candidate_state import guard_as_candidate, load, model_and_inputs  # noqa: E402
 
 
 def main():
@@ -36,10 +36,7 @@ def main():
     import torch
     task = load(args.task, "probe_task")
     module = load(args.candidate, "probe_candidate")
-    torch.manual_seed(1000)
-    model = module.ModelNew(*task.get_init_inputs()).cuda().eval()
-    torch.manual_seed(1)
-    inputs = [v.cuda() if isinstance(v, torch.Tensor) else v for v in task.get_inputs()]
+    model, inputs = model_and_inputs(task, module, "cuda")
     rotating = [[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
                 for _ in range(10)]
     sink = None

@@ -229,7 +229,8 @@ class _Operators(TorchDispatchMode):
         elif name in _WRITES and len(inputs) == 1 and isinstance(args[0], torch.Tensor) \
                 and args[0].numel() == 1:
             record.element_writes += 1  # a Python number written into one element
-        elif name not in _METADATA_ONLY and _one_element(result) and _has_number(func, args, kwargs):
+        elif name not in _METADATA_ONLY and _one_element(result) and \
+                _has_number(func, args, kwargs):
             record.element_writes += 1  # a Python number made into one (torch.full((1,), v))
         # what it wrote: its new memory, and the arguments its schema says it writes
         seen = {_key(storage) for storage in inputs}

@@ -104,7 +104,8 @@ _MATH = re.compile(
     r"^(special_\w+|hardswish|hardsigmoid|polar|prelu|rrelu\w*|glu|celu|selu|mish|softshrink|"
     r"hardshrink|tanhshrink|log_sigmoid\w*|logsigmoid|\w+_backward\w*)$")
 
-# ATen operators that move, mask, pad or draw data and compute nothing from it. Every other ATen
+# ATen operators that move, mask, pad or draw data and compute nothing from it, beyond what
+# _PLUMBING already names (checked first: copies, fills, new_*, ...). Every other ATen
 # operator that no class above names counts as computing ("other"): the rule fails closed, since
 # a name list of computing operators kept missing stand-ins (blind red team, session 10).
 _MOVEMENT = re.compile(
@@ -113,12 +114,12 @@ _MOVEMENT = re.compile(
     r"masked_select|masked_scatter|index_fill|index_copy|scatter|put|one_hot|repeat_interleave|"
     r"broadcast_to|broadcast_tensors|\w+_copy|dropout|native_dropout|feature_dropout|"
     r"alpha_dropout|bernoulli|normal|uniform|random|exponential|geometric|cauchy|log_normal|"
-    r"randperm|empty\w*|new_\w+|zero|fill|sym_\w+|assert\w*|functional_assert\w*|"
+    r"randperm|empty\w*|sym_\w+|assert\w*|functional_assert\w*|"
     r"is_set_to|has_same_storage_numel|nested\w*|unique_consecutive|coalesce|to_dense|"
-    r"to_sparse\w*|contiguous|clone|copy|resize_as|swapaxes|swapdims|moveaxis|atleast_\dd|"
+    r"to_sparse\w*|resize_as|swapaxes|swapdims|moveaxis|atleast_\dd|"
     r"view_as_real|view_as_complex|complex|unflatten_dense_tensors|flatten_dense_tensors|"
     r"rot90|fliplr|flipud|block_diag|meshgrid|cartesian_prod|combinations|tril_indices|"
-    r"triu_indices|where|unsafe_chunk|align_to|rename|refine_names)$")
+    r"triu_indices|unsafe_chunk|align_to|rename|refine_names)$")
 
 # The share of the task's data that PyTorch may put through reductions, transcendentals and
 # matmuls in the candidate's forward: the summed element count of those operators' largest
