@@ -366,5 +366,119 @@ section_s10_final() {
   harness_overhead 3 160 130
 }
 
+# Session 11, call 1: every legitimate candidate alone on the GPU after the bit-level and fold
+# rules (and the library's TF32 rounding moved into a Triton kernel), then a47 on the GPU.
+section_s11_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all)"
+  timeout 470 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
+    --json "$OUT/legit_s11.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_s11.txt"
+  step "a47 (session 10's last red team, rewritten)"
+  timeout 100 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a47 \
+    --json "$OUT/corpus_a47.json" 2>&1 | grep -v '^\['
+}
+
+# Session 11: what the profiler names on the GPU for a bit-level exp (view(dtype), an int32 cast,
+# set_ on a storage): the own-work rule's bit_cast / float_int_cast must show there too.
+section_s11_bits() {
+  step "bit-level operators as the GPU's profiler records them"
+  PYTHONPATH=worker "$KFORGE_PYTHON" - <<'EOS' 2>&1 | grep -v '^\[\|USDT'
+import torch
+from kforge_worker.trust_ops import AtenRecorder, Policy
+x = torch.randn(64, 256, device="cuda")
+def bits_exp(x):
+    z = x * 1.4426950408889634 + 127.0
+    n = z.to(torch.int32)
+    s = torch.empty(0, dtype=torch.int32, device="cuda").set_(x.untyped_storage(), 0, x.shape)
+    return (z - n + 1.0) * (n << 23).view(torch.float32) + s.float() * 0
+from kforge_worker.trust_ops import BitLevelRecorder
+with torch.no_grad(), AtenRecorder() as aten, BitLevelRecorder() as bits:
+    out = bits_exp(x)
+torch.cuda.synchronize()
+print("profiler has dtypes:", aten.dtypes_seen)
+print("profiler's bit-level:", [c[:3] for c in aten.calls if c[0] in ("bit_cast", "float_int_cast")])
+print("dispatch's bit-level:", [c[:3] for c in bits.calls])
+calls = aten.calls + ([] if aten.dtypes_seen else bits.calls)
+print("softmax policy:", Policy(["softmax"], [], None).check_own_work(calls, x.numel()))
+EOS
+}
+
+# Session 11, call 2: the whole corpus again on the final rules, five runs side by side (as
+# s10_corpus, with a46 and a47 in the last attack group).
+section_s11_corpus() {
+  local groups=("a01 a02 a03 a04 a05 a06 a07 a08 a09 a10 a11 a12 a13 a14 a15 a16 a17 a18"
+                "a19 a20 a21 a22 a23 a24 a25 a26 a27 a28 a29"
+                "a30 a31 a32 a33 a34 a35 a36 a37_dlpack a37_grid a38 a39"
+                "a40 a41 a42 a43 a44 a45 a46 a47 a48" "f")
+  local i=0
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "attacks a01-a48 and faults f01-f25, five runs side by side, the legitimate set beside"
+  for group in "${groups[@]}"; do
+    i=$((i + 1))
+    timeout 560 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only $group \
+      --json "$OUT/corpus_$i.json" > "$OUT/corpus_$i.txt" 2>&1 &
+  done
+  timeout 560 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
+    --json "$OUT/corpus_6.json" > "$OUT/corpus_6.txt" 2>&1 &
+  wait
+  for i in 1 2 3 4 5 6; do step "group $i"; grep -v '^\[' "$OUT/corpus_$i.txt"; done
+}
+
+# Session 11, call 3: what call 2 missed under load, alone; the harness's cost per candidate after
+# the build-cache fix, confined and not, three warm requests each.
+section_s11_final() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "call 2's misses under six-way load, alone; a47/a48 cases that do not time out by design"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a03_side a13 \
+    a44_sum a45_foreach_norm_l2 f01 f15 a47_gru a48_relu a48_hardtanh a48_numpy \
+    --json "$OUT/corpus_rest_s11.json" 2>&1 | grep -v '^\['
+  harness_overhead 3 180 150
+}
+
+# Session 12: threads are refused once candidate code is loaded (exec_monitor). Every
+# legitimate candidate must stay ok on the GPU (the CUDA driver's threads start in setup,
+# CUPTI's in the harness's profile), and every thread case must be named.
+section_s12_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all), threads refused after the import"
+  timeout 440 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
+    --json "$OUT/legit_s12.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_s12.txt"
+  step "thread cases and CUDA-graph / side-stream cases"
+  thread_cases
+}
+
+thread_cases() {
+  timeout 140 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a03 a10 a36 \
+    a48_native a21_code a15 a25 a27 --json "$OUT/corpus_threads_s12.json" 2>&1 | grep -v '^\['
+}
+
+# Session 12, the device budget's last minutes: the fast legitimate candidates and one RNN.
+section_s12_quick() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (gelu, softmax, gru_out, controls), threads refused"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/gelu \
+    library/softmax library/gru_out tests/controls --json "$OUT/legit_s12.json" \
+    2>&1 | grep -v '^\[' | tee "$OUT/legit_s12.txt"
+  step "thread cases"
+  timeout 70 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a03_back a36 \
+    a48_native a15_cudnn --json "$OUT/corpus_threads_s12.json" 2>&1 | grep -v '^\['
+}
+
+# Session 12: the rest of the corpus, three groups at a time at most (six-way load caused OOMs).
+section_s12_corpus() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "corpus: attacks and faults (three workers)"
+  local pids=()
+  for group in "a0 a1" "a2 a3 a4" "f"; do
+    (timeout 560 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only $group \
+      --json "$OUT/corpus_s12_${group// /_}.json" > "$OUT/corpus_s12_${group// /_}.txt" 2>&1) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for group in "a0 a1" "a2 a3 a4" "f"; do
+    grep -v '^\[' "$OUT/corpus_s12_${group// /_}.txt" | grep -E "FAIL|open|^total|^FAILED"
+  done
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -297,11 +297,17 @@ def main():
         reasons = "; ".join(lines)
         rows.append({"kind": kind, "case": name, "expected": expected,
                      "got": result.get("status"), "pass": passed, "note": note,
-                     "reasons": reasons[:150], "seconds": round(time.monotonic() - started, 1)})
+                     "reasons": reasons[:150], "seconds": round(time.monotonic() - started, 1),
+                     "confinement": result.get("confinement")})
+        if passed is False:  # the whole story of a failure, printed again at the end
+            failures.append(f"{name}: got {result.get('status')}, expected {expected}; "
+                            f"note: {note}; reasons: {reasons[:600]}; "
+                            f"error: {(result.get('error') or '')[-600:]}")
         mark = "open" if passed is None else "pass" if passed else "FAIL"
         print(f"{kind:7} {name:44} {expected:24} {result.get('status', '?'):14} {mark:5} "
               f"{note or reasons[:90]}", flush=True)
 
+    failures = []
     print(f"{'kind':7} {'case':44} {'expected':24} {'got':14} {'pass':5} reason / note")
     try:
         for kind, folder in (("attack", "adversarial"), ("fault", "faults")):
@@ -388,6 +394,8 @@ def main():
                      "legit": "legitimate candidates ok (no false rejection)"}[kind]
             print(f"{label}: {good}/{total}")
     failed = sum(1 for r in counted if not r["pass"])
+    for line in failures:
+        print("FAILED " + line)
     print(f"total: {len(counted) - failed}/{len(counted)} pass, {failed} fail, "
           f"{skipped} skipped (GPU only), {len(gaps)} open (known gaps: "
           f"{', '.join(r['case'] for r in gaps) or 'none'}) on {args.device}")

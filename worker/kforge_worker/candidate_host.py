@@ -130,6 +130,11 @@ class Host:
             return _reply_error(self, "internal", "already sealed")
         from kforge_worker.confinement import DENIED_SYSCALLS
         fd, why = exec_monitor.install(DENIED_SYSCALLS if request.get("deny") else ())
+        if request.get("private"):
+            # Non-dumpable: a process it forks cannot open this one's /proc/PID/mem (a writer
+            # of the output buffers); the judge, outside its user namespace, still can.
+            import ctypes
+            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
         self.sealed = True
         if fd is None:
             return self.send({"ok": True, "exec_monitor": False, "why": why})
@@ -152,6 +157,17 @@ class Host:
         self.device = device
         if self.device == "cpu":
             torch.set_num_threads(1)
+        else:
+            # Threads the harness's own work would start later start here, before any
+            # candidate code (exec_monitor refuses every thread after it): the operator
+            # recorder's on a CUDA op, and torch's intra-op pool, which the first large CPU
+            # operator starts (the H200 refused one thread in `load` without this, session 12).
+            from kforge_worker.trust_ops import AtenRecorder
+            for shapes in (True, False):  # the checked calls' recorder and the timed calls'
+                with AtenRecorder(shapes=shapes):
+                    torch.zeros(1, device="cuda").add_(1)
+                    torch.cuda.synchronize()
+            torch.ones(1 << 22).sum()
         trust.child_setup(os.getcwd())
         self.guard = trust.Guard(None, {})
         self.guard.before_candidate_import()
@@ -385,6 +401,8 @@ def main(argv):
     # the import and CUDA start-up costs are paid before the first request (warm_pool)
     import torch
     import triton  # noqa: F401
+    # importing it records triton.language's originals before any candidate kernel runs
+    from kforge_worker import kernel_compiles  # noqa: F401
     if len(argv) > 1 and argv[1] == "cuda":
         torch.cuda.init()
         torch.empty(1, device="cuda")

@@ -143,6 +143,13 @@ class CandidateProcess:
         if self.closed:
             raise Failure("crashed", "the candidate process is gone")
         self._last_op = message.get("op")
+        monitor = getattr(self, "monitor", None)
+        if monitor is not None:
+            monitor.request = self._last_op
+            if self._last_op == "load":  # its import is the first candidate code
+                # On the GPU, threads are counted only: the H200 refused one of torch's own
+                # in `load` (session 12), and no GPU run has shown the fix yet (docs/trust.md).
+                monitor.candidate_code(refuse_threads=self.device == "cpu")
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
         self._nonce = secrets.randbits(62)
@@ -152,6 +159,14 @@ class CandidateProcess:
         except OSError:
             self._wait_readable()  # reports why it is gone
             self._fail("crashed", "closed its channel")
+
+    def profile(self, message):
+        """The harness's profiled forward (the `profile` request): the threads the profiler
+        starts there are its own (exec_monitor.Monitor.harness_profiling)."""
+        if self.monitor is None:
+            return self.request(message)
+        with self.monitor.harness_profiling():
+            return self.request(message)
 
     def reply(self, keep_fds=False):
         """The second half: the reply if ok, else the candidate's Failure. `keep_fds`: the
@@ -206,7 +221,8 @@ class CandidateProcess:
         the judge from now on (exec_monitor.py). Without libseccomp the evaluation goes on with
         a note (the audit hook still sees exec through Python)."""
         # without bubblewrap nothing installed the system-call denylist: the seal does
-        self.send({"op": "seal", "deny": self.confinement.get("mechanism") != "bwrap"})
+        bwrap = self.confinement.get("mechanism") == "bwrap"
+        self.send({"op": "seal", "deny": not bwrap, "private": bwrap})
         reply = self.reply(keep_fds=True)
         if not reply.get("exec_monitor"):
             for fd in reply.get("fds") or []:

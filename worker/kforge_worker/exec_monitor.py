@@ -26,6 +26,7 @@ documentation's warning for this mechanism). Such a race can make the judge allo
 would refuse; it cannot hide that an exec happened (the notification itself comes from the
 kernel), and what runs is still confined by the namespaces and the read-only file system."""
 
+import contextlib
 import ctypes
 import os
 import re
@@ -66,6 +67,8 @@ def _libseccomp():
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
                                      ctypes.c_uint]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.c_void_p]
     lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_notify_fd.argtypes = [ctypes.c_void_p]
@@ -76,6 +79,17 @@ def _libseccomp():
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
            "pidfd_send_signal")
 WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS
+# New threads: clone with CLONE_THREAD goes to the judge; clone3 (whose flags sit in memory a
+# filter cannot read) fails with ENOSYS, and glibc's pthread_create falls back to clone.
+CLONE_THREAD = 0x00010000
+SCMP_CMP_MASKED_EQ = 7
+ENOSYS = 38
+EAGAIN = 11
+
+
+class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
 
 
 def exec_syscalls():
@@ -84,7 +98,7 @@ def exec_syscalls():
     if lib is None:
         return {}
     numbers = {}
-    for name in WATCHED:
+    for name in WATCHED + ("clone",):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -106,6 +120,14 @@ def install(deny=()):
             number = lib.seccomp_syscall_resolve_name(name)
             if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
                 return None, f"seccomp_rule_add({name.decode()}) failed"
+        thread = _ArgCompare(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)
+        if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY,
+                                      lib.seccomp_syscall_resolve_name(b"clone"), 1,
+                                      ctypes.byref(thread)) != 0:
+            return None, "seccomp_rule_add(clone) failed"
+        number = lib.seccomp_syscall_resolve_name(b"clone3")
+        if number >= 0:
+            lib.seccomp_rule_add(context, 0x00050000 | ENOSYS, number, 0)
         for name in deny:
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:
@@ -171,6 +193,14 @@ def _process(pid):
     except OSError:
         cmdline = []
     return exe, parent, cmdline
+
+
+def _thread_name(tid):
+    try:
+        with open(f"/proc/{tid}/comm") as handle:
+            return handle.read().strip()
+    except OSError:
+        return "?"
 
 
 def _resolve(pid, path, dirfd=None):
@@ -323,6 +353,14 @@ class Monitor:
         self.refused = []      # reasons, in order, each once
         self.programs = []     # "caller -> target" for every exec seen (first 50)
         self.count = 0
+        # Threads: allowed while only the harness runs; refused once candidate code may run
+        # (`candidate_code()`), except inside `harness_profiling()` (CUPTI starts its own on
+        # the first profile, after timing). On a GPU they are counted, not refused, until a GPU
+        # run shows every legitimate candidate ok with it (docs/trust.md, "Still open").
+        self.threads = {"harness": 0, "candidate": 0, "profiling": 0, "refused": 0}
+        self._thread_phase = "harness"
+        self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
+        self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
         self._thread = threading.Thread(target=self._serve, daemon=True, name="exec-monitor")
@@ -348,9 +386,40 @@ class Monitor:
                 return
             self._handle(NOTIF.unpack(buffer.raw))
 
+    def candidate_code(self, refuse_threads=True):
+        """From now on candidate code may run in the process: every new thread is refused and
+        named (a48: a native thread of its own rewrote the output buffers after the harness
+        had copied them, unseen by any check in the process), or only counted."""
+        self._thread_phase = "refused" if refuse_threads else "candidate"
+
+    @contextlib.contextmanager
+    def harness_profiling(self):
+        """The harness's one profiled forward (after every checked and timed call): CUPTI's
+        threads are allowed and counted."""
+        before, self._thread_phase = self._thread_phase, "profiling"
+        try:
+            yield
+        finally:
+            self._thread_phase = before
+
     def _handle(self, notif):
         identifier, pid, _, number, _, _, *args = notif
         name = self.syscalls.get(number, "execve")
+        if name == "clone":
+            phase = self._thread_phase
+            self.threads[phase] += 1
+            if phase != "harness" and len(self.thread_callers) < 8:
+                self.thread_callers.append(f"{phase}: {_thread_name(pid)} in {self.request}")
+            if phase == "refused":
+                reason = ("started a thread once its code was loaded (refused; seen by the "
+                          "judge): a thread runs beside the harness's checks, timing and output "
+                          "copies")
+                if reason not in self.refused:
+                    self.refused.append(reason)
+            response = RESPONSE.pack(identifier, 0, -EAGAIN if phase == "refused" else 0,
+                                     0 if phase == "refused" else FLAG_CONTINUE)
+            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            return
         if name.startswith("mknod"):  # FIFOs and device nodes: no kernel build makes one
             path = _read_string(pid, args[1] if name == "mknodat" else args[0])
             reason = f"tried to make a FIFO or device node ({name}): {path}"

@@ -51,6 +51,8 @@ def _runtime_child(request, scratch):
     candidate = CandidateProcess(host, build_cache(source), time.monotonic() + timeout,
                                  DEFAULT_HOST_MEMORY_GB * 1024 ** 3, timeout)
     try:
+        # the harness's own start-up (CUDA's threads among it) before any candidate code
+        candidate.request({"op": "setup", "device": device})
         candidate.request({"op": "load", "candidate": copy_path,
                            "display": request["candidate_path"], "shapes": task.shapes,
                            "device": device, "reference_name": task.model_class.__name__,
@@ -62,7 +64,7 @@ def _runtime_child(request, scratch):
         args = share_values(candidate, task.inputs())
         if device == "cuda":  # compile and autotune outside the profiled forward
             candidate.request({"op": "call", "args": args, "outputs": None, "seed": 0})
-            reply = candidate.request({"op": "profile", "args": args})
+            reply = candidate.profile({"op": "profile", "args": args})
             launches, kernels = reply.get("launches"), reply.get("kernels") or []
             result["method"] = "profiler"
         else:

@@ -17,7 +17,9 @@ Three things fail:
   (`torch.tensor(list)`, `frombuffer`, `from_numpy`), above a small allowance for constants;
 - a kernel load from memory outside its tensor arguments (a raw address cast to a pointer).
 It also counts element-by-element traffic between tensors and Python (`.item()`, `storage[i]`,
-`y[i] = v`), the slow but operator-free way to do the same.
+`y[i] = v`), the slow but operator-free way to do the same, and the distinct numbers Python hands
+its kernels (launch arguments, constexpr tuples, float constants of the kernel's code): a value
+per launch, written out by the kernel, is the same traffic (blind red team, session 10).
 
 The GPU needs none of this: there the task's data lives in device memory, and the host sees it
 only through copies the profiler records."""
@@ -26,12 +28,15 @@ import bisect
 import contextlib
 import ctypes
 import gc
+import numbers
 import weakref
 
 import numpy
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
+
+from kforge_worker import kernel_compiles
 
 # Operators that read no tensor's data (metadata, views, fresh memory): they neither consume
 # memory nor vouch for it
@@ -44,6 +49,10 @@ _READ_ELEMENT = {"_local_scalar_dense"}
 _WRITES = {"fill_", "copy_", "index_put_", "masked_fill_", "_index_put_impl_"}
 MIN_HOST_BYTES = 64
 MIN_ELEMENT_TRAFFIC = 16
+# distinct numbers a call may hand its kernels (sizes, strides, block sizes, a step index per
+# launch, the float constants of the kernels' code, its tensors' addresses), and launches it may
+# make, whatever the output's size
+MIN_KERNEL_NUMBERS = 32
 
 
 def _key(storage):
@@ -102,6 +111,11 @@ class Provenance:
         self.stray_loads = set()  # kernels that loaded memory outside their tensor arguments
         self.element_reads = 0
         self.element_writes = 0
+        self.kernel_numbers = set()  # distinct Python numbers handed to kernels
+        self.view_addresses = {}     # storage -> the addresses of its views handed to kernels
+        self.reinterpreted = 0       # elements given a dtype by set_ on a storage
+        self.launches = 0
+        self.compiles = kernel_compiles.Checker()  # each kernel's source compiles as Triton
         self.in_launch = 0
         self._spans = None        # the running launch's argument spans
         self._loads = None
@@ -154,6 +168,19 @@ class Provenance:
     # ---- a launch ---------------------------------------------------------------------------
 
     def launch(self, name, arguments):
+        # what Python chooses per launch: its numbers, and which tensor (which view's address)
+        # it passes: a view into a table picked by the answer's bits is the same channel
+        # (blind red team, session 11)
+        self.launches += 1
+        for item in tree_flatten(arguments)[0]:
+            if isinstance(item, numbers.Number) and not isinstance(item, bool):
+                self.kernel_numbers.add(item)
+            elif isinstance(item, torch.Tensor) and item.device.type == "cpu":
+                try:
+                    base = item.untyped_storage().data_ptr()
+                except Exception:  # a wrapper subclass without memory of its own
+                    continue
+                self.view_addresses.setdefault(base, set()).add(item.data_ptr())
         storages = list(_storages(arguments))
         self.consumed(storages, f"kernel {name}")
         self._spans = [(s.data_ptr(), s.data_ptr() + s.nbytes()) for s in storages]
@@ -206,6 +233,23 @@ class Provenance:
             reasons.append(f"moved tensor data between PyTorch and Python element by element "
                            f"inside forward ({self.element_reads} reads, {self.element_writes} "
                            f"writes): host work its own kernels did not do")
+        if self.reinterpreted >= max(MIN_ELEMENT_TRAFFIC, out_elements // 4):
+            reasons.append(f"reinterpreted {self.reinterpreted} elements of tensor memory as "
+                           f"another dtype inside forward (set_ on a storage): bit-level work, "
+                           f"such as an exponent made from integer bits, in PyTorch")
+        # each storage's first view is the tensor; every other address into it was chosen
+        chosen = len(self.kernel_numbers) + sum(len(views) - 1
+                                                for views in self.view_addresses.values())
+        if chosen >= max(MIN_KERNEL_NUMBERS, out_elements // 4):
+            reasons.append(f"handed its kernels {chosen} distinct numbers from "
+                           f"Python inside forward (launch arguments, view addresses into one "
+                           f"tensor or constants) for {out_elements} output elements: values computed on "
+                           f"the host, which its kernels only wrote out")
+        reasons += self.compiles.reasons()
+        if self.launches >= max(MIN_KERNEL_NUMBERS, out_elements // 4):
+            reasons.append(f"launched its kernels {self.launches} times in one call for "
+                           f"{out_elements} output elements: a launch per few elements, what "
+                           f"each writes chosen on the host")
         return reasons
 
 
@@ -224,14 +268,18 @@ class _Operators(TorchDispatchMode):
         if name not in _METADATA_ONLY:
             record.consumed(inputs, f"torch {name}")
         result = func(*args, **kwargs)
+        if name == "set_" and any(isinstance(a, (torch.UntypedStorage, torch.TypedStorage))
+                                  for a in args):
+            record.reinterpreted += result.numel()  # a float's bits as an integer's, or back
         if name in _READ_ELEMENT:
             record.element_reads += 1
         elif name in _WRITES and len(inputs) == 1 and isinstance(args[0], torch.Tensor) \
                 and args[0].numel() == 1:
             record.element_writes += 1  # a Python number written into one element
-        elif name not in _METADATA_ONLY and _one_element(result) and \
-                _has_number(func, args, kwargs):
-            record.element_writes += 1  # a Python number made into one (torch.full((1,), v))
+        elif name not in _METADATA_ONLY and isinstance(result, torch.Tensor):
+            # Python numbers passed as data become elements of the result: torch.full((1,), v),
+            # torch.linspace(a, b, 2), torch.where(mask, a, b) (blind red team, session 11)
+            record.element_writes += min(result.numel(), _numbers_passed(func, args, kwargs))
         # what it wrote: its new memory, and the arguments its schema says it writes
         seen = {_key(storage) for storage in inputs}
         record.written([s for s in _storages(result) if _key(s) not in seen] +
@@ -239,13 +287,10 @@ class _Operators(TorchDispatchMode):
         return result
 
 
-def _one_element(result):
-    return isinstance(result, torch.Tensor) and result.numel() == 1
-
-
-def _has_number(func, args, kwargs):
-    """Whether a Python number is passed as data: where the schema takes a Scalar or a Tensor (a
-    fill value, an operand, an arange bound), not a size or a dim."""
+def _numbers_passed(func, args, kwargs):
+    """How many Python numbers are passed as data: where the schema takes a Scalar or a Tensor (a
+    fill value, an operand, an arange or linspace bound), not a size or a dim."""
+    count = 0
     for index, argument in enumerate(func._schema.arguments):
         if index < len(args):
             value = args[index]
@@ -255,8 +300,8 @@ def _has_number(func, args, kwargs):
             continue
         if isinstance(value, (int, float, complex)) and not isinstance(value, bool) and \
                 str(argument.type).replace("Optional[", "").rstrip("]") in ("number", "Tensor"):
-            return True
-    return False
+            count += 1
+    return count
 
 
 def _mutated(func, args, kwargs):
@@ -279,6 +324,7 @@ def record():
     provenance = Provenance()
     provenance.start()
     executor_call = interpreter.GridExecutor.__call__
+    interpreted_run = interpreter.InterpretedFunction.run
     masked_load = interpreter.InterpreterBuilder.create_masked_load
     atomic_rmw = interpreter.InterpreterBuilder.create_atomic_rmw
     atomic_cas = interpreter.InterpreterBuilder.create_atomic_cas
@@ -310,7 +356,24 @@ def record():
         note(ptr, None)
         return atomic_cas(self, ptr, *rest, **kwargs)
 
+    def constant(original):  # a Python float in the kernel's code, made a Triton value
+        def make(self, value):
+            provenance.kernel_numbers.add(value)
+            return original(self, value)
+        return make
+
+    constants = {name: getattr(interpreter.InterpreterBuilder, name)
+                 for name in ("get_fp16", "get_fp32", "get_fp64")}
+    for name, original in constants.items():
+        setattr(interpreter.InterpreterBuilder, name, constant(original))
+
+    def run(self, *args, grid, warmup, **kwargs):  # the kernel's own source, before it runs
+        if not warmup:
+            provenance.compiles.launch(self.fn, args, kwargs)
+        return interpreted_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+
     interpreter.GridExecutor.__call__ = call
+    interpreter.InterpretedFunction.run = run
     interpreter.InterpreterBuilder.create_masked_load = load
     interpreter.InterpreterBuilder.create_atomic_rmw = rmw
     interpreter.InterpreterBuilder.create_atomic_cas = cas
@@ -319,6 +382,9 @@ def record():
             yield provenance
     finally:
         interpreter.GridExecutor.__call__ = executor_call
+        interpreter.InterpretedFunction.run = interpreted_run
         interpreter.InterpreterBuilder.create_masked_load = masked_load
         interpreter.InterpreterBuilder.create_atomic_rmw = atomic_rmw
         interpreter.InterpreterBuilder.create_atomic_cas = atomic_cas
+        for name, original in constants.items():
+            setattr(interpreter.InterpreterBuilder, name, original)

@@ -108,12 +108,20 @@ class SharedBuffer:
     # ---- host --------------------------------------------------------------------------------
 
     def _init_host(self, fd):
+        imported = fd is not None
         if fd is None:
             fd = os.memfd_create("kforge-shared", os.MFD_CLOEXEC)
             os.ftruncate(fd, self.nbytes)
         self.fd = fd
         self._map = mmap.mmap(fd, self.nbytes)
+        if imported:  # the candidate's side: a child it forks gets neither the mapping nor
+            self._map.madvise(mmap.MADV_DONTFORK)  # the descriptor (a forked writer, a48)
+            self._forget_fd()
         self.raw = torch.frombuffer(self._map, dtype=torch.uint8, count=self.nbytes)
+
+    def _forget_fd(self):
+        os.close(self.fd)
+        self.fd = None
 
     # ---- cuda --------------------------------------------------------------------------------
 
@@ -124,6 +132,7 @@ class SharedBuffer:
         self.size = -(-self.nbytes // _granularity(device)) * _granularity(device)
         driver = _cuda()
         handle = ctypes.c_ulonglong()
+        imported = fd is not None
         if fd is None:
             prop = _prop(device)
             _check(driver.cuMemCreate(ctypes.byref(handle), ctypes.c_size_t(self.size),
@@ -139,6 +148,8 @@ class SharedBuffer:
                 "cuMemImportFromShareableHandle")
         self.fd = fd
         self._handle = handle
+        if imported:
+            self._forget_fd()
         pointer = ctypes.c_ulonglong()
         _check(driver.cuMemAddressReserve(ctypes.byref(pointer), ctypes.c_size_t(self.size),
                                           ctypes.c_size_t(0), ctypes.c_ulonglong(0),
@@ -183,10 +194,11 @@ class SharedBuffer:
             driver.cuMemUnmap(self._pointer, ctypes.c_size_t(self.size))
             driver.cuMemAddressFree(self._pointer, ctypes.c_size_t(self.size))
             driver.cuMemRelease(self._handle)
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 def nbytes_of(tensor):

@@ -44,8 +44,8 @@ import threading
 import types
 
 from kforge_worker import dataflow, numerics, numerics_report, provenance, trust_audit
-from kforge_worker.trust_ops import (AtenRecorder, ModuleRecorder, OpRecorder, Policy,
-                                     compute_class)
+from kforge_worker.trust_ops import (AtenRecorder, BitLevelRecorder, ModuleRecorder, OpRecorder,
+                                     Policy, compute_class)
 
 FILE_SIZE_LIMIT = 1 << 30       # no file written by the child may exceed 1 GiB
 HOST_TIME_SLACK_MS = 0.5        # host time may exceed event time by this, plus the event time
@@ -400,15 +400,19 @@ class Guard:
         stream = torch.cuda.current_stream() if cuda else None
         _streams_seen.clear()
         ops, modules, native = OpRecorder(), ModuleRecorder(), _NativeCalls(cuda)
-        aten = AtenRecorder()
+        aten = AtenRecorder(interpreted=not cuda)
+        bits = BitLevelRecorder() if cuda else contextlib.nullcontext()
         # CPU: where the outputs came from (the GPU's profile time share says it there)
         flow_record = contextlib.nullcontext() if cuda else dataflow.record()
         # CPU: and whether the memory they came from was written by anyone the recorders name
         origin_record = contextlib.nullcontext() if cuda else provenance.record()
         dispatched = numerics_report.DispatchDtypes()  # the precision report's casts and GEMMs
         with count_triton_launches() as launches, native, modules, aten, ops, \
-                flow_record as flow, origin_record as origin, dispatched:
+                flow_record as flow, origin_record as origin, dispatched, bits:
             outputs = model(*inputs)
+        if cuda and not aten.dtypes_seen:
+            aten.calls += bits.calls
+            aten.names += [call[0] for call in bits.calls]
         if cuda:
             self._check_streams(stream)
         self.last_launches = dict(launches.by_kernel)

@@ -95,7 +95,8 @@ _REDUCTION = re.compile(
     r"\w*median|mode|histc|histogram\w*|bincount|scatter_add|scatter_reduce|index_add|"
     r"index_reduce|segment_reduce|embedding_bag|trace|\w*dist|renorm|\w*norm|\w*pool\w*|"
     r"\w*loss|kl_div|cosine_similarity|trapz|trapezoid|cumulative_trapezoid|fft\w*|"
-    r"\w*_fft_\w*)$")
+    # F.fold adds overlapping blocks: a sum or a prefix sum in one call (blind red team, s. 10)
+    r"\w*_fft_\w*|col2im)$")
 
 # Pointwise math ATen does not tag `pointwise` (torch.special's ndtr, hardswish ...), and the
 # activations' backward kernels (softplus_backward(x, t, beta) is x * sigmoid(beta t),
@@ -109,7 +110,7 @@ _MATH = re.compile(
 # operator that no class above names counts as computing ("other"): the rule fails closed, since
 # a name list of computing operators kept missing stand-ins (blind red team, session 10).
 _MOVEMENT = re.compile(
-    r"^(constant_pad_nd|pad|\w+_pad\d?d|reflection_pad\w*|replication_pad\w*|im2col|col2im|"
+    r"^(constant_pad_nd|pad|\w+_pad\d?d|reflection_pad\w*|replication_pad\w*|im2col|"
     r"pixel_shuffle|pixel_unshuffle|\w*channel_shuffle|diagonal|diag_embed|diag|triu|tril|"
     r"masked_select|masked_scatter|index_fill|index_copy|scatter|put|one_hot|repeat_interleave|"
     r"broadcast_to|broadcast_tensors|\w+_copy|dropout|native_dropout|feature_dropout|"
@@ -121,6 +122,11 @@ _MOVEMENT = re.compile(
     r"rot90|fliplr|flipud|block_diag|meshgrid|cartesian_prod|combinations|tril_indices|"
     r"triu_indices|unsafe_chunk|align_to|rename|refine_names)$")
 
+# Activations ATen leaves untagged (math above) that are piecewise linear or quadratic: a few
+# passes of arithmetic compute them (HardSigmoid is clamp(x / 6 + 1/2, 0, 1))
+_PIECEWISE_LINEAR = {"hardsigmoid", "hardswish", "hardshrink", "softshrink", "prelu", "rrelu",
+                     "relu6", "hardtanh", "threshold", "leaky_relu", "softsign"}
+
 # The share of the task's data that PyTorch may put through reductions, transcendentals and
 # matmuls in the candidate's forward: the summed element count of those operators' largest
 # operands, over the largest input or output of the call (docs/trust.md, "own work").
@@ -130,7 +136,8 @@ OWN_WORK_LIMIT = 0.25
 ARITHMETIC_LIMIT = 8.0
 # ... except on a task whose reference only reduces or scans (a sum, a mean, a cumsum): there a
 # sum by halving on copied halves is ~1 pass of `add` and a work-efficient scan ~2 (blind red
-# team, session 9), and a candidate's own kernels leave no task-sized arithmetic to PyTorch.
+# team, session 9), and a candidate's own kernels leave no task-sized arithmetic to PyTorch; and
+# on a task whose reference is arithmetic itself (ReLU, HardTanh, a scale: Policy.arithmetic_only).
 REDUCTION_ARITHMETIC_LIMIT = 0.5
 _SCANS = frozenset(("cumsum", "cumprod"))
 
@@ -185,7 +192,7 @@ def compute_class(name, raw=None):
     no ATen operator) for an operator by its canonical name (and ATen name, for tags).
     A gather by tensor indices is "math": a table lookup can stand in for a transcendental (a35:
     exp by lookup, the own kernel only dividing)."""
-    if name in _LOOKUPS:
+    if name in _LOOKUPS or name in _BIT_LEVEL:
         return "math"
     if is_plumbing(name):
         return None
@@ -210,6 +217,54 @@ def _is_aten(raw):
         return bool(getattr(torch.ops.aten, raw).overloads())
     except Exception:  # a torch-function name (F.normalize): its ATen parts are recorded apart
         return False
+
+
+# A float's bits read as an integer, or an integer's as a float (Tensor.view(dtype), set_ on a
+# storage), and a conversion between float and integer values: with integer shifts and adds, an
+# exponent built from bits (2^n = (n + 127) << 23) and a range reduction by truncation make exp,
+# log or a sign flip out of arithmetic alone (blind red team, session 10: a softmax, a max and a
+# whole GRU's gates). AtenRecorder names such calls apart from the plain view or copy.
+_BIT_LEVEL = {"bit_cast", "float_int_cast"}
+# c10::ScalarType codes (the profiler's concrete input for view.dtype) -> input_dtypes' names
+_SCALAR_TYPE_NAMES = {0: "unsigned char", 1: "signed char", 2: "short int", 3: "int",
+                      4: "long int", 5: "c10::Half", 6: "float", 7: "double", 11: "bool",
+                      15: "c10::BFloat16"}
+
+
+def _number_kind(dtype_name):
+    if dtype_name.endswith(("int", "char")):
+        return "integer"
+    if dtype_name in ("float", "double", "c10::Half", "c10::BFloat16") or "Float8" in dtype_name:
+        return "float"
+    return None  # bool, complex, a non-tensor argument
+
+
+def bit_level_name(name, event, storage_casts=True):
+    """"bit_cast" or "float_int_cast" for a profiler event that reinterprets or converts between
+    float and integer values (its input dtypes and concrete arguments tell), else `name`.
+    storage_casts: whether a set_ on a storage counts (it may give the storage any dtype); not
+    under the Triton interpreter, which moves every kernel argument that way (provenance.py
+    counts the candidate's own there)."""
+    dtypes = list(getattr(event, "input_dtypes", None) or [])
+    concrete = list(getattr(event, "concrete_inputs", None) or [])
+    if name == "view" and len(concrete) > 1 and type(concrete[1]) is int and dtypes:
+        if _SCALAR_TYPE_NAMES.get(concrete[1]) != dtypes[0]:  # view(dtype), to another dtype
+            return "bit_cast"
+    elif name == "set" and storage_casts and len(dtypes) > 1 and dtypes[1] == "":  # set_(storage)
+        return "bit_cast"
+    elif name == "copy" and len(dtypes) > 1 and (getattr(event, "input_shapes", None) or [[]])[0]:
+        # (not a Python number's 0-dim tensor converted for an operator: x > 0)
+        if {_number_kind(dtypes[0]), _number_kind(dtypes[1])} == {"integer", "float"}:
+            return "float_int_cast"
+    return name
+
+
+def _set_numel(event):
+    """Elements of set_(storage, offset, size, ...): its size argument (its self is empty)."""
+    concrete = list(getattr(event, "concrete_inputs", None) or [])
+    if len(concrete) > 3 and isinstance(concrete[3], (list, tuple)):
+        return _numel(list(concrete[3]))
+    return 0
 
 
 def _numel(shape):
@@ -327,8 +382,9 @@ class AtenRecorder:
     C++ extension calling at::gru. torch.profiler's CPU operator events (recorded at the
     dispatcher, composites and what they decompose into)."""
 
-    def __init__(self, shapes=True):
+    def __init__(self, shapes=True, interpreted=False):
         self.shapes = shapes
+        self.interpreted = interpreted  # under the Triton interpreter (bit_level_name)
         self.names = []
         # (canonical name, ATen name, elements of its largest tensor input, index of the ATen
         # call it ran inside or -1: a composite's parts are not counted again)
@@ -363,16 +419,74 @@ class AtenRecorder:
         """Parses the stopped session's events (the slow part: tens of us per event)."""
         events = [event for event in self._profile.function_events if aten_name(event.name)]
         index = {id(event): position for position, event in enumerate(events)}
+        # torch 2.11's legacy profiler records shapes but no dtypes (H100, session 11): then
+        # bit_level_name cannot tell, and BitLevelRecorder's calls stand in (trust.py)
+        self.dtypes_seen = any(getattr(event, "input_dtypes", None) for event in events)
         for event in events:
-            name = aten_name(event.name)
+            name = bit_level_name(aten_name(event.name), event, not self.interpreted)
             self.names.append(name)
             raw = event.name[len("aten::"):].split(".")[0]
             shapes = getattr(event, "input_shapes", None) or []
+            numel = max((_numel(s) for s in shapes), default=0)
+            if raw == "set_":
+                numel = max(numel, _set_numel(event))
             parent = getattr(event, "cpu_parent", None)
             while parent is not None and id(parent) not in index:
                 parent = getattr(parent, "cpu_parent", None)
-            self.calls.append((name, raw, max((_numel(s) for s in shapes), default=0),
-                               -1 if parent is None else index[id(parent)]))
+            self.calls.append((name, raw, numel, -1 if parent is None else index[id(parent)]))
+
+
+def _bit_level_dispatch_name(func, args, kwargs):
+    """bit_level_name for a dispatched call (func an OpOverload), from its tensors' dtypes."""
+    import torch
+    name = func._schema.name.split("::")[-1]
+    first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    if first is None or first.dim() == 0:
+        return None
+    kinds = lambda *dtypes: {"float" if d.is_floating_point else None if d == torch.bool or
+                             d.is_complex else "integer" for d in dtypes}
+    if name == "view" and len(args) > 1 and isinstance(args[1], torch.dtype):
+        return "bit_cast" if args[1] != first.dtype else None
+    if name == "set_" and any(isinstance(a, (torch.UntypedStorage, torch.TypedStorage))
+                              for a in args[1:]):
+        return "bit_cast"
+    if name in ("_to_copy", "to") and isinstance(kwargs.get("dtype"), torch.dtype):
+        return "float_int_cast" if kinds(first.dtype, kwargs["dtype"]) == {"float", "integer"} \
+            else None
+    if name == "copy_" and len(args) > 1 and isinstance(args[1], torch.Tensor):
+        return "float_int_cast" if kinds(first.dtype, args[1].dtype) == {"float", "integer"} \
+            else None
+    return None
+
+
+class BitLevelRecorder:
+    """The bit-level calls (bit_level_name's) of a forward, seen by a dispatch mode: `calls` in
+    AtenRecorder's form. For a profiler that records no dtypes (AtenRecorder.dtypes_seen)."""
+
+    def __init__(self):
+        self.calls = []
+        self._mode = None
+
+    def __enter__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+        calls = self.calls
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                name = _bit_level_dispatch_name(func, args, kwargs)
+                result = func(*args, **kwargs)
+                if name is not None:
+                    numel = max(args[0].numel(), getattr(result, "numel", lambda: 0)())
+                    calls.append((name, func._schema.name.split("::")[-1], numel, -1))
+                return result
+        self._mode = Mode()
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._mode.__exit__(*exc)
+        return False
 
 
 class Policy:
@@ -406,6 +520,11 @@ class Policy:
         self.reduction_only = self.own_work and not self.recurrent and all(
             compute_class(name) == "reduction" and (not is_heavy(name) or name in _SCANS)
             for name in compute)
+        # ... or only computes arithmetic (ReLU, HardTanh, a scale, Softsign): there the task is
+        # one or two passes of it, which PyTorch must not do for the copy kernel (blind red
+        # team, session 11: ReLU as x * (x > 0), HardTanh as two wheres)
+        self.arithmetic_only = self.own_work and not self.recurrent and all(
+            compute_class(name) == "arithmetic" or name in _PIECEWISE_LINEAR for name in compute)
         self.reference_name = reference_cls.__name__ if reference_cls else "Model"
         self.module_names = {f"{t.__module__}.{t.__qualname__}" for t in reference_module_types
                              if is_recurrent_module(t)}
@@ -413,6 +532,7 @@ class Policy:
     def describe(self):
         return {"ops": sorted(self.ops), "recurrent": self.recurrent, "own_work": self.own_work,
                 "dense": self.dense, "reduction_only": self.reduction_only,
+                "arithmetic_only": self.arithmetic_only,
                 "reference_name": self.reference_name, "module_names": sorted(self.module_names)}
 
     @classmethod
@@ -424,6 +544,7 @@ class Policy:
         policy.own_work = bool(description.get("own_work"))
         policy.dense = bool(description.get("dense"))
         policy.reduction_only = bool(description.get("reduction_only"))
+        policy.arithmetic_only = bool(description.get("arithmetic_only"))
         policy.reference_name = description.get("reference_name") or "Model"
         policy.module_names = set(description.get("module_names") or [])
         return policy
@@ -464,6 +585,34 @@ class Policy:
             return []
         if self.recurrent:  # the input GEMM and a head may be PyTorch's; the gates may not
             return self._check_gates(calls, size)
+        volume, arithmetic = self._tally(calls, size, excused=())
+        heavy, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
+        if heavy >= OWN_WORK_LIMIT:
+            named = ", ".join(sorted(volume))
+            beside = sorted(arithmetic)
+            beside = f" (with {', '.join(beside)})" if beside else ""
+            return [f"computed the task in PyTorch: {named}{beside}: reductions, transcendentals, "
+                    f"matmuls or other computing operators over {heavy:.2g}x the elements of "
+                    f"its largest input or output (limit {OWN_WORK_LIMIT:g}x for a task without "
+                    f"a GEMM, convolution or recurrence); its own kernels only copy or "
+                    f"post-process the result"]
+        light_task = self.reduction_only or self.arithmetic_only
+        limit = REDUCTION_ARITHMETIC_LIMIT if light_task else ARITHMETIC_LIMIT
+        if light >= limit:
+            named = ", ".join(sorted(arithmetic))
+            task = "a task that only reduces or scans" if self.reduction_only else \
+                "a task that only computes arithmetic" if self.arithmetic_only else \
+                "a task without a GEMM, convolution or recurrence"
+            return [f"computed the task in PyTorch: {named}: elementwise arithmetic over "
+                    f"{light:.2g}x the elements of its largest input or output (limit "
+                    f"{limit:g}x for {task}); its own kernels only copy or post-process the "
+                    f"result"]
+        return []
+
+    def _tally(self, calls, size, excused):
+        """({name: elements} of the computing calls, {name: elements} of the arithmetic ones),
+        each call counted once: a call's nested calls are its own work. Calls of an `excused`
+        class (the RNN hybrid's GEMMs) are not counted, nor is what runs inside them."""
         volume, arithmetic = {}, {}
         kinds = [compute_class(name, raw) for name, raw, _, _ in calls]
         parents = {parent for _, _, _, parent in calls}
@@ -480,10 +629,14 @@ class Policy:
             kind = kinds[position]
             if name in self.ops or kind is None:
                 continue
+            if kind in excused or name in excused:
+                counted.add(position)
+                continue
             if not numel:
                 # the profiler records no shape for a tensor list: a foreach operator's work is
-                # its nested calls' where it has them (CPU), else taken as the whole task's
-                if not name.startswith("foreach_") or position in parents:
+                # its nested calls' where it has them (CPU), else taken as the whole task's (as
+                # is a reinterpreted storage of no recorded size)
+                if not (name.startswith("foreach_") or raw == "set_") or position in parents:
                     continue
                 numel = size
             if kind == "arithmetic":  # a part of any counted call is that call's work
@@ -493,42 +646,26 @@ class Policy:
             elif not inside(position, ("matmul", "reduction", "math", "other")):
                 volume[name] = volume.get(name, 0) + numel
                 counted.add(position)
-        heavy, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
-        if heavy >= OWN_WORK_LIMIT:
-            named = ", ".join(sorted(volume))
-            beside = sorted(arithmetic)
-            beside = f" (with {', '.join(beside)})" if beside else ""
-            return [f"computed the task in PyTorch: {named}{beside}: reductions, transcendentals, "
-                    f"matmuls or other computing operators over {heavy:.2g}x the elements of "
-                    f"its largest input or output (limit {OWN_WORK_LIMIT:g}x for a task without "
-                    f"a GEMM, convolution or recurrence); its own kernels only copy or "
-                    f"post-process the result"]
-        limit = REDUCTION_ARITHMETIC_LIMIT if self.reduction_only else ARITHMETIC_LIMIT
-        if light >= limit:
-            named = ", ".join(sorted(arithmetic))
-            task = "a task that only reduces or scans" if self.reduction_only else \
-                "a task without a GEMM, convolution or recurrence"
-            return [f"computed the task in PyTorch: {named}: elementwise arithmetic over "
-                    f"{light:.2g}x the elements of its largest input or output (limit "
-                    f"{limit:g}x for {task}); its own kernels only copy or post-process the "
-                    f"result"]
-        return []
+        return volume, arithmetic
 
     def _check_gates(self, calls, size):
         """For a recurrent task: a violation line when the candidate's forward computed the
-        gates' nonlinearities (sigmoid, tanh, exp) in PyTorch, a cell per step
-        beside a copy kernel (blind red team, session 9). The library's hybrids run only their
-        input GEMM or a head's addmm in PyTorch."""
-        math_calls = {}
-        for name, raw, numel, _ in calls:
-            # lookups are no gate here: the library's GPU path places h0 and weights by index
-            if name not in self.ops and numel and name not in _LOOKUPS and \
-                    compute_class(name, raw) in ("math", "other"):
-                math_calls[name] = math_calls.get(name, 0) + numel
-        share = sum(math_calls.values()) / size
-        if share < OWN_WORK_LIMIT:
-            return []
-        return [f"computed the recurrence in PyTorch: {', '.join(sorted(math_calls))}: the "
-                f"gates' nonlinearities over {share:.2g}x the elements of its largest input or "
-                f"output (limit {OWN_WORK_LIMIT:g}x for a recurrent task); its own kernels only "
-                f"copy or post-process the result"]
+        gates in PyTorch, a cell per step beside a copy kernel (blind red team, session 9): their
+        nonlinearities (sigmoid, tanh, exp, or a stand-in from float bits), or, as a rational
+        tanh would, many passes of arithmetic. The library's hybrids run only their input GEMM
+        or a head's addmm in PyTorch; GEMMs and reductions are excused here, and the lookups that
+        place h0 and the weights by index on the GPU path."""
+        volume, arithmetic = self._tally(calls, size,
+                                         excused=("matmul", "reduction", *_LOOKUPS))
+        share, light = sum(volume.values()) / size, sum(arithmetic.values()) / size
+        if share >= OWN_WORK_LIMIT:
+            return [f"computed the recurrence in PyTorch: {', '.join(sorted(volume))}: the "
+                    f"gates' nonlinearities over {share:.2g}x the elements of its largest input "
+                    f"or output (limit {OWN_WORK_LIMIT:g}x for a recurrent task); its own "
+                    f"kernels only copy or post-process the result"]
+        if light >= ARITHMETIC_LIMIT:
+            return [f"computed the recurrence in PyTorch: {', '.join(sorted(arithmetic))}: "
+                    f"elementwise arithmetic over {light:.2g}x the elements of its largest input "
+                    f"or output (limit {ARITHMETIC_LIMIT:g}x for a recurrent task: a gate by a "
+                    f"rational function); its own kernels only copy or post-process the result"]
+        return []

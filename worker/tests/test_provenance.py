@@ -158,3 +158,104 @@ def test_python_numbers_made_into_one_element_tensors_are_element_traffic():
         launch(_scale, x * 0.5, y)
         return y + x.sum() * 0.0
     assert reasons_of(honest, X) == []
+
+
+@triton.jit
+def _put4(dst_ptr, at, v0, v1, v2, v3):
+    tl.store(dst_ptr + at, v0)
+    tl.store(dst_ptr + at + 1, v1)
+    tl.store(dst_ptr + at + 2, v2)
+    tl.store(dst_ptr + at + 3, v3)
+
+
+HOST_VALUES = []
+
+
+@triton.jit
+def _put_host_values(dst_ptr, n: tl.constexpr):
+    for i in tl.static_range(n):  # under the interpreter the body is Python: it can read a global list
+        tl.store(dst_ptr + i, HOST_VALUES[i])
+
+
+def test_numbers_handed_to_kernels_are_host_traffic():
+    """Blind red team, session 10: the answer computed in Python (there from the input pickled
+    by torch.save) and written by a kernel that gets it a few values per launch as scalar
+    arguments; or read by the kernel's body from a Python list."""
+    def by_arguments(x):
+        values = [2.0 * float(v) for v in view(x)]
+        y = torch.empty_like(x)
+        for at in range(0, len(values), 4):
+            _put4[(1,)](y, at, *values[at:at + 4])
+        return y
+    [reason] = reasons_of(by_arguments, X)
+    assert "handed its kernels" in reason and "48 output elements" in reason
+
+    def by_global(x):
+        HOST_VALUES[:] = [2.0 * float(v) for v in view(x)]
+        y = torch.empty_like(x)
+        _put_host_values[(1,)](y, x.numel())
+        return y
+    reasons = reasons_of(by_global, X)
+    assert any("handed its kernels" in reason for reason in reasons)
+    assert any("_put_host_values does not compile as Triton" in reason for reason in reasons)
+
+
+def test_a_storage_given_another_dtype_is_named():
+    """A float's bits as an int32's through set_ on its storage (no view(dtype) to see), an
+    exponent edited there, and the result given back its float dtype the same way."""
+    def forward(x):
+        bits = torch.empty(0, dtype=torch.int32).set_(x.untyped_storage(), 0, x.shape)
+        doubled = bits + (1 << 23)
+        y = torch.empty_like(x)
+        launch(_copy, torch.empty(0).set_(doubled.untyped_storage(), 0, x.shape), y)
+        return y
+    reasons = reasons_of(forward, X)
+    assert any("reinterpreted 96 elements" in reason for reason in reasons), reasons
+
+
+def _numpy_softmax(block):  # a plain Python function: NumPy on the interpreter's block
+    data = block.handle.data
+    block.handle.data = (np.exp(data - data.max()) / np.exp(data - data.max()).sum()).astype(
+        data.dtype)
+    return block
+
+
+@triton.jit
+def _softmax_by_numpy(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offs, _numpy_softmax(tl.load(src_ptr + offs, mask=offs < n)),
+             mask=offs < n)
+
+
+@triton.jit
+def _twice(v):
+    return 2.0 * v
+
+
+@triton.jit
+def _scale_by_helper(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offs, _twice(tl.load(src_ptr + offs, mask=offs < n)), mask=offs < n)
+
+
+def test_a_kernel_must_compile_as_triton():
+    """Blind red team, session 11: under the interpreter a kernel's body is Python, and one
+    called NumPy's softmax on the block it loaded; every other rule saw its own launch do the
+    work. Each kernel's source is compiled to Triton IR for a GPU target too (kernel_compiles);
+    a kernel calling @triton.jit helpers compiles."""
+    def numpy_body(x):
+        y = torch.empty_like(x)
+        _softmax_by_numpy[(1,)](x, y, x.numel(), BLOCK=64)
+        return y
+    reasons = reasons_of(numpy_body, X)
+    assert any("_softmax_by_numpy does not compile as Triton for a GPU" in r for r in reasons)
+    assert reasons_of(lambda x: (lambda y: (launch(_scale_by_helper, x, y), y)[1])(
+        torch.empty_like(x)), X) == []
+    # a helper's interpreted call leaves triton.language patched; a new signature still compiles
+    _scale_by_helper[(1,)](X, torch.empty_like(X), X.numel(), BLOCK=64)
+
+    def other_block(x):
+        y = torch.empty_like(x)
+        _scale_by_helper[(2,)](x, y, x.numel(), BLOCK=32)
+        return y
+    assert reasons_of(other_block, X) == []

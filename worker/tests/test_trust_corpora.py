@@ -15,8 +15,10 @@ def test_corpora_cpu_subset():
     run = subprocess.run([sys.executable, os.path.join(REPO, "tests", "run_corpora.py"),
                           "--device", "cpu", "--legit", "quick"], cwd=REPO,
                          capture_output=True, text=True, timeout=2400)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "0 fail" in run.stdout
+    # The failures first: CI shows only the end of a long message.
+    failures = "\n".join(line for line in run.stdout.splitlines() if line.startswith("FAILED "))
+    assert run.returncode == 0, failures + "\n" + run.stderr[-3000:] + run.stdout
+    assert "0 fail" in run.stdout, failures
 
 
 GPU_ONLY = [("tests/faults/f02_illegal_address.py", "wild_store_kernel"),

@@ -125,6 +125,14 @@ attempt("kill_parent", lambda: os.kill(os.getppid(), 0))
 attempt("kill_self", lambda: os.kill(os.getpid(), 0))
 libc = ctypes.CDLL(None, use_errno=True)
 results["libc_system"] = libc.system(b"true")
+import threading
+attempt("thread_before", lambda: threading.Thread(target=lambda: None).start())
+sock.send(b"t")
+sock.recv(1)  # the judge: candidate code from now on
+attempt("thread_after", lambda: threading.Thread(target=lambda: None).start())
+pthread = ctypes.c_ulong()
+callback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(lambda _: None)
+results["pthread_after"] = libc.pthread_create(ctypes.byref(pthread), None, callback, None)
 print(json.dumps(results))
 """
 
@@ -142,6 +150,10 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     fds.frombytes(ancillary[0][2])
     monitor = exec_monitor.Monitor(fds[0], PY, read_only_root=False, tree_root=child.pid)
     ours.send(b"g")
+    assert ours.recv(1) == b"t"
+    assert monitor.threads["harness"] >= 1  # counted, allowed
+    monitor.candidate_code()
+    ours.send(b"c")
     out, _ = child.communicate(timeout=120)
     monitor.close()
     results = json.loads(out.strip().splitlines()[-1])
@@ -151,8 +163,13 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert results["kill_parent"] == "refused"
     assert results["kill_self"] == "allowed"
     assert results["libc_system"] != 0  # /bin/sh refused: system() fails
+    assert results["thread_before"] == "allowed"
+    assert results["thread_after"] == "RuntimeError"  # "can't start new thread"
+    assert results["pthread_after"] == 11  # EAGAIN: a native thread is refused too
+    assert monitor.threads["refused"] == 2
     named = "\n".join(monitor.refused)
-    for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh"):
+    for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh",
+                 "started a thread once its code was loaded"):
         assert text in named, (text, named)
 
 
@@ -403,3 +420,30 @@ print(Channel(right).receive()[0])
                           timeout=60)
     assert done.stdout.strip() == \
         "{'violations': ['called the operator it replaces'], 'x': 'nan'}", done.stderr
+
+
+def test_a_shared_buffer_is_not_inherited_by_a_forked_child():
+    """The candidate's side of a host buffer (an imported descriptor): its descriptor is closed
+    once mapped and the mapping is not inherited, so a child the candidate forks cannot write the
+    output buffers after the harness copied into them (the fork variant of a48)."""
+    import ctypes
+    import signal
+
+    from kforge_worker.shared_memory import SharedBuffer
+    judge = SharedBuffer("cpu", 4096)
+    candidate = SharedBuffer("cpu", 4096, fd=os.dup(judge.fd))
+    assert candidate.fd is None
+    address = candidate.raw.data_ptr()
+    candidate.raw[0] = 7
+    assert judge.raw[0] == 7  # one memory
+    pid = os.fork()
+    if pid == 0:  # the child: the address is not mapped here
+        import faulthandler
+        faulthandler.disable()
+        ctypes.memset(address, 1, 1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSEGV
+    assert judge.raw[0] == 7
+    candidate.close()
+    judge.close()

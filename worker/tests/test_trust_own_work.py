@@ -297,3 +297,68 @@ def test_unclassed_operators_fail_closed():
     x = torch.rand(8, 64)
     calls, size = _recorded(lambda x: torch.bucketize(x, torch.tensor([0.5])).float(), x)
     assert "bucketize" in total.check_own_work(calls, size)[0]
+
+
+def test_fold_sums_and_float_bits_are_computing():
+    """Blind red team, session 10: F.fold (col2im) adds overlapping blocks, a cumsum in one call;
+    an exp built from float bits ((n + 127) << 23 viewed as float32 after an int32 cast) is a
+    transcendental from arithmetic. Both count; a plain view and a mask's cast do not."""
+    assert compute_class("col2im") == "reduction" and compute_class("im2col") is None
+    x = torch.rand(8, 16)
+    calls, size = _recorded(lambda x: F.fold(x.unsqueeze(1).expand(8, 16, 16), (1, 31),
+                                             (1, 16))[..., :16], x)
+    assert "col2im" in Policy(["cumsum"], [], Double).check_own_work(calls, size)[0]
+
+    def bits_exp(x):  # 2^(x log2 e) = 2^n (1 + f), roughly
+        z = x * LOG2E + 127.0
+        n = z.to(torch.int32)
+        return (z - n + 1.0) * (n << 23).view(torch.float32)
+    calls, size = _recorded(bits_exp, torch.randn(8, 64))
+    assert {"bit_cast", "float_int_cast"} <= {call[0] for call in calls}
+    [reason] = SOFTMAX.check_own_work(calls, size)
+    assert "bit_cast" in reason and "float_int_cast" in reason
+    calls, _ = _recorded(lambda x: torch.empty(0, dtype=torch.int32).set_(
+        x.untyped_storage(), 0, (512,)), torch.randn(8, 64))
+    assert ("bit_cast", "set_", 512) in [call[:3] for call in calls]
+    glue = lambda x: x.view(64, 8).view(torch.float32).t().reshape(8, 64) * (x > 0).float()
+    calls, _ = _recorded(glue, torch.randn(8, 64))
+    assert not {"bit_cast", "float_int_cast"} & {call[0] for call in calls}
+
+
+def test_a_rational_gate_is_recurrence_work():
+    """A tanh as a continued fraction is arithmetic only: on a recurrent task many passes of it
+    are the gates computed in PyTorch (the input GEMM and a bias add stay allowed)."""
+    lstm = Policy(["lstm"], [nn.LSTM], Double)
+
+    def rational_tanh(x):
+        x2 = x * x
+        d = torch.full_like(x, 13.0)
+        for k in range(6, 0, -1):
+            d = (2.0 * k - 1.0) + x2 / d
+        return x / d
+    calls, size = _recorded(lambda x: rational_tanh(F.linear(x, torch.randn(64, 64))),
+                            torch.randn(8, 64))
+    reasons = lstm.check_own_work(calls, size)
+    assert reasons and "elementwise arithmetic" in reasons[0]
+    calls, size = _recorded(lambda x: F.linear(x, torch.randn(64, 64)) + 1.0, torch.randn(8, 64))
+    assert lstm.check_own_work(calls, size) == []
+
+
+def test_bit_level_calls_from_dispatch_where_the_profiler_has_no_dtypes():
+    """torch 2.11's legacy profiler (the H100's) records no input dtypes: the GPU path's
+    BitLevelRecorder names the same calls from the dispatched tensors."""
+    from kforge_worker.trust_ops import BitLevelRecorder
+
+    def bits_exp(x):
+        z = x * LOG2E + 127.0
+        n = z.to(torch.int32)
+        return (z - n + 1.0) * (n << 23).view(torch.float32)
+    x = torch.randn(8, 64)
+    with torch.no_grad(), BitLevelRecorder() as bits:
+        bits_exp(x)
+    assert {call[0] for call in bits.calls} == {"bit_cast", "float_int_cast"}
+    assert "bit_cast" in SOFTMAX.check_own_work(bits.calls, x.numel())[0]
+    with torch.no_grad(), BitLevelRecorder() as bits:
+        x.view(64, 8).float().view(8, 64) * (x > 0).float() + x.to(torch.float32).view(
+            torch.float32)
+    assert bits.calls == []

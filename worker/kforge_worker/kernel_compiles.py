@@ -1,0 +1,192 @@
+"""On the CPU, whether a candidate's Triton kernel is one: its source compiles to Triton IR for a
+GPU target, as it would have to on the GPU.
+
+The CPU path runs kernels in Triton's interpreter, which executes a kernel's body as Python: a
+body can call any Python function (NumPy's softmax on a loaded block), read a module-level list,
+or build interpreter tensors from host arrays, and every rule that watches PyTorch and memory
+sees the candidate's own launch do the work (blind red team, session 11). The GPU's compiler
+refuses all of that (a non-constexpr global, a call that is no @triton.jit function). So before
+a kernel first runs with a signature, its AST goes through Triton's own front end (`ASTSource`,
+`make_ir`, for an sm_90 target: no GPU or ptxas needed, ~30 ms), with the helpers it calls made
+JIT functions again; a failure is the candidate's violation."""
+
+import functools
+import inspect
+import types
+
+_TARGET = ("cuda", 90, 32)
+# Triton's launch options, not kernel arguments
+_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug",
+            "launch_cooperative_grid", "launch_pdl"}
+
+
+def _jit_function(fn, memo):
+    """A JITFunction of `fn` whose globals and closure hold JITFunctions where the interpreter
+    put its InterpretedFunctions (helpers a kernel calls)."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    if fn in memo:
+        return memo[fn]
+
+    def convert(value):
+        if isinstance(value, InterpretedFunction):
+            return _jit_function(value.fn, memo)
+        return value
+    scope = dict(fn.__globals__)
+    for name in fn.__code__.co_names:
+        if name in scope:
+            scope[name] = convert(scope[name])
+    closure = fn.__closure__ and tuple(types.CellType(convert(cell.cell_contents))
+                                       for cell in fn.__closure__)
+    copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, closure)
+    copy.__annotations__ = dict(fn.__annotations__)
+    copy.__module__, copy.__qualname__ = fn.__module__, fn.__qualname__
+    memo[fn] = JITFunction(copy)
+    return memo[fn]
+
+
+def _signature(fn, args, kwargs):
+    """(signature, constexprs) for ASTSource from a launch's arguments."""
+    from triton.runtime.jit import mangle_type
+    kwargs = {k: v for k, v in kwargs.items() if k not in _OPTIONS}
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    annotations = {name: str(getattr(ty, "__name__", ty)) for name, ty in
+                   fn.__annotations__.items()}
+    signature, constexprs = {}, {}
+    for name, value in bound.arguments.items():
+        if "constexpr" in annotations.get(name, "") or value is None:
+            signature[name] = "constexpr"
+            constexprs[name] = value
+        else:
+            signature[name] = mangle_type(value)
+    return signature, constexprs
+
+
+# The interpreter patches triton.language's builtins with its own while a kernel runs, and a
+# helper's call leaves them patched (InterpretedFunction.__call__ never restores); the compiler
+# needs the originals. Every patch goes through _LangPatchScope.set_attr: the first value seen for
+# each attribute is the original.
+_ORIGINALS = {}  # (object, attribute name) -> its value before any patch, or _MISSING
+
+
+def record_originals():
+    from triton.runtime import interpreter
+    scope = interpreter._LangPatchScope
+    if getattr(scope.set_attr, "_kforge", False):
+        return
+    set_attr = scope.set_attr
+
+    def recording(self, obj, name, value):
+        _ORIGINALS.setdefault((obj, name), getattr(obj, name, interpreter._MISSING))
+        return set_attr(self, obj, name, value)
+    recording._kforge = True
+    scope.set_attr = recording
+
+
+class _Unpatched:
+    """triton.language as the compiler needs it, for the duration of a compile: its builtins
+    unpatched, and its @jit functions (tl.sigmoid, tl.softmax: InterpretedFunctions under the
+    interpreter) and those of the modules the kernel names JIT functions again."""
+
+    def __init__(self, fn, memo):
+        self.fn, self.memo = fn, memo
+
+    def __enter__(self):
+        import sys
+        from triton.runtime import interpreter
+        modules = [module for name, module in list(sys.modules.items())
+                   if name.startswith("triton.language") and module is not None]
+        modules += [value for name, value in self.fn.__globals__.items()
+                    if name in self.fn.__code__.co_names and isinstance(value, types.ModuleType)]
+        swaps = dict(_ORIGINALS)
+        for module in modules:
+            for name, value in list(vars(module).items()):
+                if isinstance(value, interpreter.InterpretedFunction):
+                    swaps[(module, name)] = _jit_function(value.fn, self.memo)
+        self.now = [(obj, name, getattr(obj, name, interpreter._MISSING)) for obj, name in swaps]
+        self._set(swaps.items())
+        return self
+
+    def __exit__(self, *exc):
+        self._set(((obj, name), value) for obj, name, value in self.now)
+        return False
+
+    @staticmethod
+    def _set(items):
+        from triton.runtime import interpreter
+        for (obj, name), value in list(items):
+            if value is interpreter._MISSING:
+                if hasattr(obj, name):
+                    delattr(obj, name)
+            else:
+                setattr(obj, name, value)
+
+
+@functools.lru_cache(maxsize=1)
+def _backend():
+    from triton._C.libtriton import ir
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler.compiler import make_backend
+    target = GPUTarget(*_TARGET)
+    backend = make_backend(target)
+    options = backend.parse_options({})
+    return ir, target, backend, options
+
+
+def check(fn, args, kwargs):
+    """None when the kernel `fn` (a plain function: the interpreter's InterpretedFunction.fn)
+    compiles to Triton IR with these launch arguments, else the compiler's message."""
+    from triton.compiler import ASTSource
+    try:
+        signature, constexprs = _signature(fn, args, kwargs)
+        memo = {}
+        source = ASTSource(_jit_function(fn, memo), signature, constexprs=constexprs)
+        ir, target, backend, options = _backend()
+        context = ir.context()
+        ir.load_dialects(context)
+        backend.load_dialects(context)
+        with _Unpatched(fn, memo):
+            source.make_ir(target, options, backend.get_codegen_implementation(options),
+                           backend.get_module_map(), context)
+        return None
+    except Exception as error:  # the compiler's CompilationError, or arguments it cannot type
+        text = str(error).strip().splitlines()
+        return (text[-1] if text else type(error).__name__)[:300]
+
+
+_CHECKED = {}  # (kernel, signature, constexprs) -> check's answer: once per process
+
+
+class Checker:
+    """The kernels of one call that do not compile (each checked once per signature: a launch's
+    argument types and constexprs)."""
+
+    def __init__(self):
+        self.failures = {}  # kernel name -> the compiler's message
+
+    def launch(self, fn, args, kwargs):
+        try:
+            signature, constexprs = _signature(fn, args, kwargs)
+            key = (fn, tuple(sorted(signature.items())),
+                   tuple(sorted((k, repr(v)) for k, v in constexprs.items())))
+        except Exception:
+            key = (fn, None, None)
+        if key not in _CHECKED:
+            _CHECKED[key] = check(fn, args, kwargs)
+        if _CHECKED[key] is not None:
+            self.failures.setdefault(fn.__name__, _CHECKED[key])
+
+    def reasons(self):
+        return [f"its kernel {name} does not compile as Triton for a GPU ({message}): under the "
+                f"CPU interpreter a kernel's body runs as Python, so kforge compiles every "
+                f"kernel's source to Triton IR too" for name, message in
+                sorted(self.failures.items())]
+
+
+# once, when kforge_worker's trust modules (or the candidate host) import this: before any
+# kernel runs interpreted (a helper's leftover patch seen first would be taken for the original)
+try:
+    record_originals()
+except Exception:  # no Triton here (a judge without it): nothing to compile
+    pass
