@@ -371,8 +371,7 @@ section_s10_final() {
 section_s11_legit() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "legitimate candidates (all)"
-  timeout 470 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
-    --json "$OUT/legit_s11.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_s11.txt"
+  legit_on_gpu 470 legit_s11 library tests/controls
   step "a47 (session 10's last red team, rewritten)"
   timeout 100 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a47 \
     --json "$OUT/corpus_a47.json" 2>&1 | grep -v '^\['
@@ -441,27 +440,34 @@ section_s11_final() {
 section_s12_legit() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "legitimate candidates (all), threads refused after the import"
-  timeout 440 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library tests/controls \
-    --json "$OUT/legit_s12.json" 2>&1 | grep -v '^\[' | tee "$OUT/legit_s12.txt"
+  legit_on_gpu 440 legit_s12 library tests/controls
   step "thread cases and CUDA-graph / side-stream cases"
-  thread_cases
-}
-
-thread_cases() {
-  timeout 140 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a03 a10 a36 \
-    a48_native a21_code a15 a25 a27 --json "$OUT/corpus_threads_s12.json" 2>&1 | grep -v '^\['
+  thread_cases 140 a03 a10 a36 a48_native a21_code a15 a25 a27
 }
 
 # Session 12, the device budget's last minutes: the fast legitimate candidates and one RNN.
 section_s12_quick() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "legitimate candidates (gelu, softmax, gru_out, controls), threads refused"
-  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/gelu \
-    library/softmax library/gru_out tests/controls --json "$OUT/legit_s12.json" \
-    2>&1 | grep -v '^\[' | tee "$OUT/legit_s12.txt"
+  legit_on_gpu 200 legit_s12 library/gelu library/softmax library/gru_out tests/controls
   step "thread cases"
-  timeout 70 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a03_back a36 \
-    a48_native a15_cudnn --json "$OUT/corpus_threads_s12.json" 2>&1 | grep -v '^\['
+  thread_cases 70 a03_back a36 a48_native a15_cudnn
+}
+
+# legit_on_gpu SECONDS NAME PREFIX...: the legitimate candidates named, table into $OUT/NAME.txt
+legit_on_gpu() {
+  local limit=$1 name=$2
+  shift 2
+  timeout "$limit" "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only "$@" \
+    --json "$OUT/$name.json" 2>&1 | grep -v '^\[' | tee "$OUT/$name.txt"
+}
+
+# thread_cases SECONDS PREFIX...: corpus cases, into $OUT/corpus_threads_s12.json
+thread_cases() {
+  local limit=$1
+  shift
+  timeout "$limit" "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only "$@" \
+    --json "$OUT/corpus_threads_s12.json" 2>&1 | grep -v '^\['
 }
 
 # Session 12: the rest of the corpus, three groups at a time at most (six-way load caused OOMs).
