@@ -486,5 +486,88 @@ section_s12_corpus() {
   done
 }
 
+# thread_callers FILE...: every thread a case started past the harness's, with the libraries on
+# the creating thread's stack (exec_monitor._stack_libraries)
+thread_callers() {
+  "$KFORGE_PYTHON" - "$@" <<'EOS'
+import json, sys
+for path in sys.argv[1:]:
+    for row in json.load(open(path)):
+        seen = (row.get("confinement") or {})
+        callers = seen.get("thread_callers") or []
+        if callers or seen.get("threads_started"):
+            print(f"{row['case']:44} {row['got']:12} {seen.get('threads_started')} {callers}")
+EOS
+}
+
+# resolve_stacks FILE: the first thread stacks of the cases in FILE, as symbols (nm -DC)
+resolve_stacks() {
+  "$KFORGE_PYTHON" - "$1" <<'EOS'
+import bisect, json, subprocess, sys
+symbols = {}
+def symbol(path, at):
+    if path not in symbols:
+        try:
+            text = subprocess.run(["nm", "-DC", "--defined-only", path], capture_output=True,
+                                  text=True).stdout
+        except OSError:
+            text = ""
+        table = sorted((int(f[0], 16), f[2]) for f in (l.split(None, 2) for l in text.splitlines())
+                       if len(f) == 3 and f[1] in "TtWw")
+        symbols[path] = table
+    table = symbols[path]
+    i = bisect.bisect_right(table, (at, "\uffff")) - 1
+    return f"{table[i][1][:110]}+{hex(at - table[i][0])}" if i >= 0 else "?"
+for row in json.load(open(sys.argv[1]))[:2]:
+    for stack in (row.get("confinement") or {}).get("thread_stacks") or []:
+        print("==", row["case"])
+        for entry in stack:
+            path, at = entry.rsplit("+", 1)
+            print(f"   {path.rsplit('/', 1)[-1]:28} {symbol(path, int(at, 16))}")
+EOS
+}
+
+section_s13_probe() {
+  step "library/gelu, threads refused: who starts the thread in load"
+  legit_on_gpu 120 probe_s13 library/gelu
+  resolve_stacks "$OUT/probe_s13.json"
+}
+
+# Session 13 (H100), last call: forks, CLONE_VM processes and signal handlers refused after the
+# import (threads counted, as before); every legitimate candidate must stay ok, the fork and
+# thread cases named.
+section_s13_final() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all)"
+  legit_on_gpu 420 legit_s13 library tests/controls
+  step "thread, fork and side-effect cases"
+  thread_cases 140 a03_back a48_native a36 a15 f10 f15 f20
+  step "threads past the harness's"
+  thread_callers "$OUT/legit_s13.json" "$OUT/corpus_threads_s12.json"
+}
+
+# Session 13: the Triton candidates with empty build caches (their compiles run), signal
+# handlers counted
+section_s13_cold() {
+  export KFORGE_BUILD_CACHE=$(mktemp -d)
+  step "gelu, softmax and the controls, cold build caches"
+  legit_on_gpu 200 legit_s13c library/gelu library/softmax tests/controls
+  "$KFORGE_PYTHON" -c 'import json, sys
+for row in json.load(open(sys.argv[1])):
+    seen = row.get("confinement") or {}
+    print(row["case"][:44], row["got"], seen.get("signal_handlers"))' "$OUT/legit_s13c.json"
+}
+
+# Session 13, after s13_final: signal handlers counted (not refused) on the GPU
+section_s13_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all)"
+  legit_on_gpu 450 legit_s13b library tests/controls
+  "$KFORGE_PYTHON" -c 'import json, sys
+for row in json.load(open(sys.argv[1])):
+    seen = row.get("confinement") or {}
+    print(row["case"][:44], row["got"], seen.get("threads_started"), seen.get("signal_handlers"))' "$OUT/legit_s13b.json"
+}
+
 versions
 for section in "$@"; do "section_$section"; done

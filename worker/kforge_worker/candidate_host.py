@@ -61,6 +61,7 @@ class Host:
         self.sealed = False
         self.watch = None        # the open TimedCallWatch session (op_time opens it)
         self.timed_watches = []  # closed sessions, read at finish
+        self.held = None  # the last checked call's arguments and outputs (op_call)
         self._nonce = None
         self._began = time.monotonic()
 
@@ -238,6 +239,10 @@ class Host:
         except BaseException as error:
             status, text, location = self.candidate_failure(error, "run ModelNew.forward")
             return _reply_error(self, status, text, location)
+        # The call's objects live until the next request, when the judge has copied the
+        # outputs: a finalizer on one of them cannot rewrite a buffer before that copy (red team,
+        # session 13: weakref.finalize on the output did, once the harness dropped it).
+        self.held = (args, outputs)
         self.send({"ok": True, "outputs": described,
                            "launches": getattr(self.guard, "last_launches", None),
                            "numerics": getattr(self.guard, "last_numerics", None)})
@@ -330,6 +335,7 @@ class Host:
                 return
             self._began = time.monotonic()
             self._nonce = request.get("nonce")
+            self.held = None  # the previous call's objects (op_call)
             if request.get("op") not in ("time", "map", "unmap"):
                 self.close_watch()  # a timing phase ends at any other request
             handler = getattr(self, "op_" + str(request.get("op")), None)

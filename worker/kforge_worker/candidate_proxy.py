@@ -32,6 +32,15 @@ def _drain(stream, output, over_limit):
             over_limit.set()
 
 
+def _is_bubblewrap(pid):
+    """By the executable, not the name: a candidate's process can call itself "bwrap"
+    (prctl(PR_SET_NAME); red team, session 13)."""
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe")) in ("bwrap", "bwrap.real")
+    except OSError:
+        return False
+
+
 class CandidateProcess:
     """The judge's handle on one candidate process: a warm one the worker started ahead
     (warm_pool.WarmHost), or one started now. `cache`: the candidate source's build cache,
@@ -147,8 +156,9 @@ class CandidateProcess:
         if monitor is not None:
             monitor.request = self._last_op
             if self._last_op == "load":  # its import is the first candidate code
-                # On the GPU, threads are counted only: the H200 refused one of torch's own
-                # in `load` (session 12), and no GPU run has shown the fix yet (docs/trust.md).
+                # On the GPU, threads are counted only: the one refused there (H100, session
+                # 13) is Kineto's CUPTI teardown thread, started when the calibration's operator
+                # recorder stops; ending that earlier hung the evaluation (docs/trust.md).
                 monitor.candidate_code(refuse_threads=self.device == "cpu")
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
@@ -269,7 +279,7 @@ class CandidateProcess:
                 started = int(text.rsplit(")", 1)[1].split()[19])
             except (OSError, ValueError, IndexError):
                 continue
-            if name != "bwrap" and (sandbox is None or identity(pid) != sandbox):
+            if not _is_bubblewrap(pid) and (sandbox is None or identity(pid) != sandbox):
                 found.append((started, pid, name))
         found.sort()
         if self.confinement.get("mechanism") == "bwrap":

@@ -1129,6 +1129,9 @@ class Evaluation:
                     self.result["confinement"]["threads_started"] = dict(monitor.threads)
                     if monitor.thread_callers:
                         self.result["confinement"]["thread_callers"] = monitor.thread_callers
+                        self.result["confinement"]["thread_stacks"] = monitor.thread_stacks
+                    if monitor.signal_handlers:
+                        self.result["confinement"]["signal_handlers"] = monitor.signal_handlers
         try:
             lowered = self.assess_numerics()
         except Exception as error:  # the report explains; it never costs the verdict

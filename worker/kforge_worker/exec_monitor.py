@@ -81,8 +81,8 @@ SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
 WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS
 # New threads: clone with CLONE_THREAD goes to the judge; clone3 (whose flags sit in memory a
 # filter cannot read) fails with ENOSYS, and glibc's pthread_create falls back to clone.
-CLONE_THREAD = 0x00010000
-SCMP_CMP_MASKED_EQ = 7
+CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
+SCMP_CMP_NE, SCMP_CMP_MASKED_EQ = 1, 7
 ENOSYS = 38
 EAGAIN = 11
 
@@ -98,7 +98,7 @@ def exec_syscalls():
     if lib is None:
         return {}
     numbers = {}
-    for name in WATCHED + ("clone",):
+    for name in WATCHED + ("clone", "fork", "rt_sigaction"):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -120,11 +120,25 @@ def install(deny=()):
             number = lib.seccomp_syscall_resolve_name(name)
             if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
                 return None, f"seccomp_rule_add({name.decode()}) failed"
-        thread = _ArgCompare(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)
+        # clone as a thread (CLONE_THREAD), as a thread in all but name (CLONE_VM without
+        # CLONE_VFORK) and as a fork (no CLONE_VM); a vfork, whose parent waits for its exec
+        # (subprocess, posix_spawn), is not seen. rt_sigaction only when it sets an action.
+        clone = lib.seccomp_syscall_resolve_name(b"clone")
+        for arg, op, a, b in ((0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD),
+                              (0, SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_VFORK, CLONE_VM),
+                              (0, SCMP_CMP_MASKED_EQ, CLONE_VM, 0)):
+            compare = _ArgCompare(arg, op, a, b)
+            if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, clone, 1,
+                                          ctypes.byref(compare)) != 0:
+                return None, "seccomp_rule_add(clone) failed"
+        compare = _ArgCompare(1, SCMP_CMP_NE, 0, 0)
         if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY,
-                                      lib.seccomp_syscall_resolve_name(b"clone"), 1,
-                                      ctypes.byref(thread)) != 0:
-            return None, "seccomp_rule_add(clone) failed"
+                                      lib.seccomp_syscall_resolve_name(b"rt_sigaction"), 1,
+                                      ctypes.byref(compare)) != 0:
+            return None, "seccomp_rule_add(rt_sigaction) failed"
+        number = lib.seccomp_syscall_resolve_name(b"fork")
+        if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
+            return None, "seccomp_rule_add(fork) failed"
         number = lib.seccomp_syscall_resolve_name(b"clone3")
         if number >= 0:
             lib.seccomp_rule_add(context, 0x00050000 | ENOSYS, number, 0)
@@ -201,6 +215,50 @@ def _thread_name(tid):
             return handle.read().strip()
     except OSError:
         return "?"
+
+
+def _stack_code(tid, span=16384):
+    """The words on a stopped thread's stack that are code addresses, nearest first, as
+    (file, address relative to the file's load base): which library asked for a thread
+    (diagnostic only: a stack is the caller's to forge)."""
+    try:
+        with open(f"/proc/{tid}/syscall") as handle:
+            sp = int(handle.read().split()[-2], 16)
+        code, bases = [], {}
+        with open(f"/proc/{tid}/maps") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) < 6:
+                    continue
+                low, high = (int(part, 16) for part in fields[0].split("-"))
+                if int(fields[2], 16) == 0:
+                    bases.setdefault(fields[5], low)
+                if "x" in fields[1]:
+                    code.append((low, high, fields[5]))
+    except (OSError, ValueError, IndexError):
+        return []
+    raw = b""
+    for offset in range(0, span, 4096):  # page by page: the stack may end within the span
+        chunk = _read_memory(tid, sp + offset, 4096)
+        raw += chunk
+        if len(chunk) < 4096:
+            break
+    found = []
+    for (word,) in struct.iter_unpack("<Q", raw[:len(raw) - len(raw) % 8]):
+        for low, high, path in code:
+            if low <= word < high:
+                found.append((path, word - bases.get(path, 0)))
+                break
+    return found
+
+
+def _stack_libraries(found, limit=5):
+    names = []
+    for path, _ in found:
+        name = os.path.basename(path)
+        if name not in names:
+            names.append(name)
+    return names[:limit]
 
 
 def _resolve(pid, path, dirfd=None):
@@ -360,6 +418,8 @@ class Monitor:
         self.threads = {"harness": 0, "candidate": 0, "profiling": 0, "refused": 0}
         self._thread_phase = "harness"
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
+        self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
+        self.signal_handlers = []  # handlers installed where threads are only counted (GPU)
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
@@ -402,14 +462,75 @@ class Monitor:
         finally:
             self._thread_phase = before
 
+    def _answer(self, identifier, reason):
+        """Refuse the notified call with EPERM and record why, or let it run."""
+        if reason and reason not in self.refused:
+            self.refused.append(reason)
+        response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
+                                 0 if reason else FLAG_CONTINUE)
+        self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+
+    def _candidate_running(self):
+        """Candidate code may run (from `load` on), outside the harness's profiled forward."""
+        return self._thread_phase in ("candidate", "refused")
+
+    def _candidate_python(self, pid):
+        """The candidate process itself or a copy of it that has not run another program (a
+        compiler, a shell: theirs to fork)."""
+        exe, _, _ = _process(pid)
+        return os.path.basename(exe or "").startswith("python")
+
+    def _fork_reason(self, pid):
+        # A forked copy computes beside the harness into memory it shares (red team, session 13:
+        # a child wrote the answer into a MAP_SHARED page while the kernel waited, then exited).
+        if not self._candidate_running() or not self._candidate_python(pid):
+            return None
+        return ("forked its process once its code was loaded (refused; seen by the judge): a "
+                "copy of the candidate process runs beside the harness")
+
+    def _signal_action_reason(self, pid, args):
+        # A handler runs between any two of the harness's steps (red team, session 13: a C
+        # SIGALRM handler rewrote the output buffer after the harness's copy). Restoring the
+        # default or ignoring (a vfork child before its exec) is allowed.
+        if not self._candidate_running() or not self._candidate_python(pid):
+            return None
+        raw = _read_memory(pid, args[1], 8)
+        handler = struct.unpack("<Q", raw)[0] if len(raw) == 8 else None
+        if handler in (0, 1):  # SIG_DFL, SIG_IGN
+            return None
+        if self._thread_phase == "candidate" or handler is None:
+            # The GPU (threads counted, not refused): handlers counted and named too, as an
+            # unreadable action is (the H100 refused five in a first evaluation, session 13)
+            if len(self.signal_handlers) < 8:
+                libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
+                shown = "unreadable" if handler is None else hex(handler)
+                self.signal_handlers.append(f"signal {args[0]} ({shown}) by {_thread_name(pid)} "
+                                            f"in {self.request} (stack: {libraries})")
+            return None
+        return (f"installed a signal handler once its code was loaded (signal {args[0]}; "
+                f"refused; seen by the judge): a handler runs between the harness's steps")
+
     def _handle(self, notif):
         identifier, pid, _, number, _, _, *args = notif
         name = self.syscalls.get(number, "execve")
+        if name == "rt_sigaction":
+            self._answer(identifier, self._signal_action_reason(pid, args))
+            return
+        if name == "fork" or (name == "clone" and not args[0] & CLONE_VM):
+            self._answer(identifier, self._fork_reason(pid))
+            return
         if name == "clone":
             phase = self._thread_phase
+            if phase == "candidate" and not args[0] & CLONE_THREAD:
+                phase = "refused"  # CLONE_VM without a thread group: no library makes one
             self.threads[phase] += 1
             if phase != "harness" and len(self.thread_callers) < 8:
-                self.thread_callers.append(f"{phase}: {_thread_name(pid)} in {self.request}")
+                found = _stack_code(pid)
+                libraries = ", ".join(_stack_libraries(found)) or "?"
+                self.thread_callers.append(f"{phase}: {_thread_name(pid)} in {self.request} "
+                                           f"(stack: {libraries})")
+                if len(self.thread_stacks) < 2:
+                    self.thread_stacks.append([f"{path}+{hex(at)}" for path, at in found[:16]])
             if phase == "refused":
                 reason = ("started a thread once its code was loaded (refused; seen by the "
                           "judge): a thread runs beside the harness's checks, timing and output "

@@ -116,6 +116,7 @@ class Provenance:
         self.reinterpreted = 0       # elements given a dtype by set_ on a storage
         self.launches = 0
         self.compiles = kernel_compiles.Checker()  # each kernel's source compiles as Triton
+        self.patched = set()      # the interpreter's functions replaced during the call
         self.in_launch = 0
         self._spans = None        # the running launch's argument spans
         self._loads = None
@@ -225,6 +226,10 @@ class Provenance:
             reasons.append(f"made {host} bytes of tensor data on the host inside forward "
                            f"(torch.tensor, frombuffer, from_numpy) and used them: host work "
                            f"its own kernels did not do")
+        if self.patched:
+            reasons.append(f"patched the Triton interpreter while its kernels ran "
+                           f"({', '.join(sorted(self.patched)[:3])}): what a kernel loads or "
+                           f"stores is no longer the kernel's")
         if self.stray_loads:
             reasons.append(f"its kernel {', '.join(sorted(self.stray_loads))} loaded memory "
                            f"outside its tensor arguments (a raw address)")
@@ -316,6 +321,26 @@ def _mutated(func, args, kwargs):
     return values
 
 
+def _interpreter_callables(interpreter):
+    """The Triton interpreter's functions as a launch finds them: its module's, its classes',
+    and its builder's (an instance attribute shadows the class's method)."""
+    spaces = {"triton.runtime.interpreter": vars(interpreter),
+              "InterpreterBuilder": vars(interpreter.InterpreterBuilder),
+              "GridExecutor": vars(interpreter.GridExecutor),
+              "the interpreter's builder": vars(interpreter.interpreter_builder)}
+    return {(space, name): value for space, names in spaces.items()
+            for name, value in list(names.items()) if callable(value)}
+
+
+def _interpreter_changes(interpreter, intact):
+    """The interpreter's functions replaced, added or removed since `intact` (red team,
+    session 13: the builder's create_masked_load set on the instance returned NumPy's softmax
+    to a copy kernel's load)."""
+    now = _interpreter_callables(interpreter)
+    return {f"{space}.{name}" for key in now.keys() | intact.keys()
+            for space, name in [key] if now.get(key) is not intact.get(key)}
+
+
 @contextlib.contextmanager
 def record():
     """Record a call's producers and consumers (CPU interpreter only). Yields the Provenance;
@@ -332,9 +357,23 @@ def record():
     def call(self, *args, **kwargs):
         name = getattr(self.fn, "__name__", "triton_kernel")
         storages = provenance.launch(name, (args, kwargs))
+        provenance.patched.update(_interpreter_changes(interpreter, intact))
+        grid = self.grid
+
+        def checked_grid(meta):
+            # The grid function and pre-run hooks run inside the launch, before the first
+            # program: memory they change was written by Python, not by the kernel (red team,
+            # session 13: a grid function computed the softmax in NumPy for a copy kernel)
+            value = grid(meta) if callable(grid) else grid
+            provenance.consumed(storages, f"kernel {name} (after its grid function)")
+            return value
+
+        self.grid = checked_grid
         try:
             return executor_call(self, *args, **kwargs)
         finally:
+            self.grid = grid
+            provenance.patched.update(_interpreter_changes(interpreter, intact))
             provenance.launched(name, storages)
 
     def note(ptrs, mask):
@@ -377,6 +416,7 @@ def record():
     interpreter.InterpreterBuilder.create_masked_load = load
     interpreter.InterpreterBuilder.create_atomic_rmw = rmw
     interpreter.InterpreterBuilder.create_atomic_cas = cas
+    intact = _interpreter_callables(interpreter)
     try:
         with _Operators(provenance):
             yield provenance

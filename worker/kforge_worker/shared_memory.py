@@ -93,6 +93,31 @@ class _CudaArray:
                                          "data": (pointer, False), "version": 2}
 
 
+_PROT_READ_WRITE, _MAP_SHARED, _MADV_DONTFORK = 3, 1, 10
+
+
+def _map_without_descriptor(fd, nbytes):
+    """A shared mapping of `fd` through libc, as a ctypes array that unmaps itself when the last
+    tensor over it is gone. Python's mmap keeps a duplicate of the descriptor open while the
+    mapping lives: a candidate's forked grandchild mapped the output buffers again through it
+    (red team, session 13). MADV_DONTFORK: a child it forks does not inherit the mapping (a48)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    address = libc.mmap(None, nbytes, _PROT_READ_WRITE, _MAP_SHARED, fd, 0)
+    if address is None or address == ctypes.c_void_p(-1).value:
+        raise OSError(ctypes.get_errno(), f"mmap of a shared buffer failed ({nbytes} bytes)")
+    if libc.madvise(address, nbytes, _MADV_DONTFORK) != 0:
+        libc.munmap(address, nbytes)
+        raise OSError(ctypes.get_errno(), "madvise(MADV_DONTFORK) of a shared buffer failed")
+    mapping = type("SharedMapping", (ctypes.c_ubyte * nbytes,),
+                   {"__del__": lambda self: libc.munmap(address, nbytes)})
+    return mapping.from_address(address)
+
+
 class SharedBuffer:
     """One shared allocation of `nbytes` on `device` ("cpu" or "cuda")."""
 
@@ -113,10 +138,11 @@ class SharedBuffer:
             fd = os.memfd_create("kforge-shared", os.MFD_CLOEXEC)
             os.ftruncate(fd, self.nbytes)
         self.fd = fd
-        self._map = mmap.mmap(fd, self.nbytes)
-        if imported:  # the candidate's side: a child it forks gets neither the mapping nor
-            self._map.madvise(mmap.MADV_DONTFORK)  # the descriptor (a forked writer, a48)
+        if imported:  # the candidate's side: no descriptor left open, no mapping inherited
+            self._map = _map_without_descriptor(fd, self.nbytes)
             self._forget_fd()
+        else:
+            self._map = mmap.mmap(fd, self.nbytes)
         self.raw = torch.frombuffer(self._map, dtype=torch.uint8, count=self.nbytes)
 
     def _forget_fd(self):
@@ -185,9 +211,11 @@ class SharedBuffer:
         self.raw = None
         if self.device == "cpu":
             try:
-                self._map.close()
+                if isinstance(self._map, mmap.mmap):
+                    self._map.close()
             except BufferError:  # a tensor over it is still alive: the mapping goes with it
                 pass
+            self._map = None  # the candidate side's: unmapped with the last tensor over it
         else:
             driver = _cuda()
             torch.cuda.synchronize()

@@ -36,6 +36,7 @@ The defences (docs/trust.md has the table):
   its own."""
 
 import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -338,6 +339,11 @@ class Guard:
     def _check_snapshot(self):
         if self._snapshot is not None:
             self._add(self._snapshot.changes())
+        # A garbage-collector callback runs at any allocation, between any two of the harness's
+        # steps (red team, session 13: one rewrote the output buffer after the harness's copy).
+        if getattr(self, "_gc_callbacks", None) is not None and gc.callbacks != self._gc_callbacks:
+            self._add(["registered a garbage-collector callback (gc.callbacks): code of its "
+                       "own runs between the harness's steps"])
         # The audit record only grows; anything else is the candidate editing it.
         seen = self._audit_seen
         if list(trust_audit.violations[:len(seen)]) != seen:
@@ -349,6 +355,7 @@ class Guard:
         _prepare_compiler(self.options)
         self._threads = set(threading.enumerate())
         self._raw_threads_seen = set(sys._current_frames())
+        self._gc_callbacks = list(gc.callbacks)
         for name, module in list(sys.modules.items()):
             if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):
                 _watch_module(module)

@@ -133,11 +133,24 @@ attempt("thread_after", lambda: threading.Thread(target=lambda: None).start())
 pthread = ctypes.c_ulong()
 callback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(lambda _: None)
 results["pthread_after"] = libc.pthread_create(ctypes.byref(pthread), None, callback, None)
+attempt("spawn_after", lambda: subprocess.run(["gcc", "--version"], check=True,
+                                              capture_output=True))  # a vfork: allowed
+attempt("os_fork_after", os.fork)
+results["libc_fork_after"] = libc.fork() == -1 and ctypes.get_errno()
+stack = ctypes.create_string_buffer(1 << 16)
+getpid = ctypes.cast(libc.getpid, ctypes.c_void_p)  # native: the child runs no Python
+results["clone_vm_after"] = libc.clone(getpid, ctypes.c_void_p(ctypes.addressof(stack) + (1 << 16)),
+                                       0x100 | 17, None) == -1 and ctypes.get_errno()
+import signal
+attempt("handler_after", lambda: signal.signal(signal.SIGUSR1, lambda *_: None))
+attempt("default_after", lambda: signal.signal(signal.SIGUSR2, signal.SIG_DFL))
+attempt("ignore_after", lambda: signal.signal(signal.SIGUSR2, signal.SIG_IGN))
 print(json.dumps(results))
 """
 
 
-def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
+@pytest.mark.parametrize("refuse_threads", [True, False])  # False: the GPU's counting mode
+def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path, refuse_threads):
     if not exec_monitor.exec_syscalls():
         pytest.skip("libseccomp is not installed")
     ours, theirs = socket.socketpair()
@@ -152,7 +165,7 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     ours.send(b"g")
     assert ours.recv(1) == b"t"
     assert monitor.threads["harness"] >= 1  # counted, allowed
-    monitor.candidate_code()
+    monitor.candidate_code(refuse_threads=refuse_threads)
     ours.send(b"c")
     out, _ = child.communicate(timeout=120)
     monitor.close()
@@ -164,13 +177,29 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert results["kill_self"] == "allowed"
     assert results["libc_system"] != 0  # /bin/sh refused: system() fails
     assert results["thread_before"] == "allowed"
-    assert results["thread_after"] == "RuntimeError"  # "can't start new thread"
-    assert results["pthread_after"] == 11  # EAGAIN: a native thread is refused too
-    assert monitor.threads["refused"] == 2
+    if refuse_threads:
+        assert results["thread_after"] == "RuntimeError"  # "can't start new thread"
+        assert results["pthread_after"] == 11  # EAGAIN: a native thread is refused too
+    else:  # counted, not refused
+        assert results["thread_after"] == "allowed" and results["pthread_after"] == 0
+        assert monitor.threads["candidate"] == 2
+    # a fork or a thread in all but name (CLONE_VM) is refused; a vfork that execs is not
+    assert results["spawn_after"] in ("allowed", "FileNotFoundError")
+    assert results["os_fork_after"] == "refused"
+    assert results["libc_fork_after"] == 1  # EPERM
+    assert results["clone_vm_after"] == 11  # EAGAIN, as a thread (in both modes)
+    assert monitor.threads["refused"] == (3 if refuse_threads else 1)
+    # a signal handler is refused once candidate code runs; restoring the default is not
+    assert results["handler_after"] == ("refused" if refuse_threads else "allowed")
+    assert results["default_after"] == results["ignore_after"] == "allowed"
     named = "\n".join(monitor.refused)
     for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh",
-                 "started a thread once its code was loaded"):
-        assert text in named, (text, named)
+                 "started a thread once its code was loaded", "forked its process",
+                 "installed a signal handler once its code was loaded (signal 10"):
+        if refuse_threads or "signal handler" not in text:
+            assert text in named, (text, named)
+    if not refuse_threads:  # the GPU's mode: counted and named in the result, not refused
+        assert monitor.signal_handlers[0].startswith("signal 10")
 
 
 def test_a_reply_without_the_requests_nonce_is_rejected():
