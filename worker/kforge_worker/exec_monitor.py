@@ -79,8 +79,8 @@ def _libseccomp():
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
            "pidfd_send_signal")
 WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS
-# New threads: clone with CLONE_THREAD goes to the judge; clone3 (whose flags sit in memory a
-# filter cannot read) fails with ENOSYS, and glibc's pthread_create falls back to clone.
+# New threads and processes: clone (but a vfork's) and fork go to the judge; clone3 (whose flags
+# sit in memory a filter cannot read) fails with ENOSYS, and glibc falls back to clone.
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
 SCMP_CMP_NE, SCMP_CMP_MASKED_EQ = 1, 7
 ENOSYS = 38
