@@ -45,6 +45,66 @@ def _jit_function(fn, memo):
     return memo[fn]
 
 
+def _triton_code(value):
+    """Whether calling `value` runs only Triton's own code (or a kernel's JIT helper)."""
+    import os
+    import triton
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    if isinstance(value, (JITFunction, InterpretedFunction)):
+        return True  # a helper kernel: compiled and checked as one
+    home = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+    codes = []
+    for item in (value, getattr(value, "fn", None), getattr(value, "__wrapped__", None),
+                 getattr(value, "__func__", None), getattr(value, "__call__", None)):
+        code = getattr(item, "__code__", None)
+        if code is not None:
+            codes.append(code)
+    if isinstance(value, type):
+        codes += [item.__code__ for item in vars(value).values() if hasattr(item, "__code__")]
+        return all(code.co_filename.startswith(home) for code in codes) and \
+            str(getattr(value, "__module__", "")).startswith(("triton", "builtins"))
+    if codes:
+        return all(code.co_filename.startswith(home) for code in codes)
+    # a builtin function or method: a C function of Triton's (or Python's, for builtins)
+    return str(getattr(value, "__module__", "") or "").startswith(("triton", "builtins"))
+
+
+def foreign_calls(fn):
+    """The names a kernel's body calls through that are not Triton code: a function flagged
+    `__triton_builtin__`, an attribute of a module of its own. Triton's front end calls such a
+    function at compile time with IR values (where it can return its input and compile as a
+    copy), and the interpreter with NumPy data (where it can compute the task): the ninth red
+    team's second round, session 13."""
+    import builtins
+    import dis
+    found, seen = [], set()
+    closure = dict(zip(fn.__code__.co_freevars,
+                       (cell.cell_contents for cell in fn.__closure__ or ())))
+    codes = [fn.__code__]
+    while codes:
+        code = codes.pop()
+        codes += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+        chain, value = None, None
+        for instruction in dis.get_instructions(code):
+            name = instruction.argval
+            if instruction.opname == "LOAD_GLOBAL":
+                chain = name if isinstance(name, str) else None
+                value = fn.__globals__.get(chain, getattr(builtins, chain or "", None))
+            elif instruction.opname == "LOAD_DEREF" and name in closure:
+                chain, value = name, closure[name]
+            elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain is not None:
+                chain, value = f"{chain}.{name}", getattr(value, str(name), None)
+            else:
+                chain = None
+                continue
+            if callable(value) and chain not in seen:
+                seen.add(chain)
+                if not _triton_code(value):
+                    found.append(chain)
+    return found
+
+
 def _signature(fn, args, kwargs):
     """(signature, constexprs) for ASTSource from a launch's arguments."""
     from triton.runtime.jit import mangle_type
@@ -146,6 +206,11 @@ def check(fn, args, kwargs):
         context = ir.context()
         ir.load_dialects(context)
         backend.load_dialects(context)
+        for helper in [fn] + [key for key in memo if key is not fn]:
+            foreign = foreign_calls(helper)
+            if foreign:
+                return (f"{helper.__name__} calls {', '.join(foreign[:3])}, which is not Triton "
+                        f"code: the interpreter runs it as Python")
         with _Unpatched(fn, memo):
             source.make_ir(target, options, backend.get_codegen_implementation(options),
                            backend.get_module_map(), context)
