@@ -78,31 +78,48 @@ def foreign_calls(fn):
     team's second round, session 13."""
     import builtins
     import dis
-    found, seen = [], set()
-    closure = dict(zip(fn.__code__.co_freevars,
-                       (cell.cell_contents for cell in fn.__closure__ or ())))
-    codes = [fn.__code__]
-    while codes:
-        code = codes.pop()
-        codes += [const for const in code.co_consts if isinstance(const, types.CodeType)]
-        chain, value = None, None
-        for instruction in dis.get_instructions(code):
-            name = instruction.argval
-            if instruction.opname == "LOAD_GLOBAL":
-                chain = name if isinstance(name, str) else None
-                value = fn.__globals__.get(chain, getattr(builtins, chain or "", None))
-            elif instruction.opname == "LOAD_DEREF" and name in closure:
-                chain, value = name, closure[name]
-            elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain is not None:
-                chain, value = f"{chain}.{name}", getattr(value, str(name), None)
-            else:
-                chain = None
-                continue
-            if callable(value) and chain not in seen:
-                seen.add(chain)
-                if not _triton_code(value):
-                    found.append(chain)
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    found, seen, functions, done = [], set(), [fn], set()
+    while functions:  # the kernel, then every JIT helper it reaches, however named
+        function = functions.pop()
+        if function in done:
+            continue
+        done.add(function)
+        closure = dict(zip(function.__code__.co_freevars,
+                           (cell.cell_contents for cell in function.__closure__ or ())))
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            codes += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+            chain, value = None, None
+            for instruction in dis.get_instructions(code):
+                name = instruction.argval
+                if instruction.opname == "LOAD_GLOBAL":
+                    chain = name if isinstance(name, str) else None
+                    value = function.__globals__.get(chain, getattr(builtins, chain or "", None))
+                elif instruction.opname == "LOAD_DEREF" and name in closure:
+                    chain, value = name, closure[name]
+                elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain is not None:
+                    chain, value = f"{chain}.{name}", getattr(value, str(name), None)
+                else:
+                    chain = None
+                    continue
+                if isinstance(value, (JITFunction, InterpretedFunction)) and \
+                        hasattr(value.fn, "__code__") and not _in_triton(value.fn):
+                    functions.append(value.fn)
+                elif callable(value) and chain not in seen:
+                    seen.add(chain)
+                    if not _triton_code(value):
+                        found.append(f"{chain} (in {function.__name__})")
     return found
+
+
+def _in_triton(function):
+    import os
+    import triton
+    home = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+    return function.__code__.co_filename.startswith(home)
 
 
 def _signature(fn, args, kwargs):
@@ -206,11 +223,10 @@ def check(fn, args, kwargs):
         context = ir.context()
         ir.load_dialects(context)
         backend.load_dialects(context)
-        for helper in [fn] + [key for key in memo if key is not fn]:
-            foreign = foreign_calls(helper)
-            if foreign:
-                return (f"{helper.__name__} calls {', '.join(foreign[:3])}, which is not Triton "
-                        f"code: the interpreter runs it as Python")
+        foreign = foreign_calls(fn)
+        if foreign:
+            return (f"it calls {', '.join(foreign[:3])}, which is not Triton code: the "
+                    f"interpreter runs it as Python")
         with _Unpatched(fn, memo):
             source.make_ir(target, options, backend.get_codegen_implementation(options),
                            backend.get_module_map(), context)
