@@ -157,8 +157,9 @@ class CandidateProcess:
             monitor.request = self._last_op
             if self._last_op == "load":  # its import is the first candidate code
                 # On the GPU, threads are counted only: the one refused there (H100, session
-                # 13) is Kineto's CUPTI teardown thread, started when the calibration's operator
-                # recorder stops; ending that earlier hung the evaluation (docs/trust.md).
+                # 13) is Kineto's CUPTI teardown thread, most likely started when the
+                # calibration's recorder stops; ending that earlier hung an evaluation, and
+                # a first call starts 18 more of the libraries' (docs/trust.md).
                 monitor.candidate_code(refuse_threads=self.device == "cpu")
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
