@@ -486,17 +486,16 @@ section_s12_corpus() {
   done
 }
 
-# thread_callers FILE...: every thread a case started past the harness's, with the libraries on
-# the creating thread's stack (exec_monitor._stack_libraries)
-thread_callers() {
+# after_import FILE...: per case, the threads started and signal handlers installed after the
+# candidate's import, with the libraries on the creating thread's stack (exec_monitor)
+after_import() {
   "$KFORGE_PYTHON" - "$@" <<'EOS'
 import json, sys
 for path in sys.argv[1:]:
     for row in json.load(open(path)):
-        seen = (row.get("confinement") or {})
-        callers = seen.get("thread_callers") or []
-        if callers or seen.get("threads_started"):
-            print(f"{row['case']:44} {row['got']:12} {seen.get('threads_started')} {callers}")
+        seen = row.get("confinement") or {}
+        print(f"{row['case'][:44]:44} {row['got']:12} {seen.get('threads_started')} "
+              f"{seen.get('thread_callers') or []} {seen.get('signal_handlers') or []}")
 EOS
 }
 
@@ -543,7 +542,7 @@ section_s13_final() {
   step "thread, fork and side-effect cases"
   thread_cases 140 a03_back a48_native a36 a15 f10 f15 f20
   step "threads past the harness's"
-  thread_callers "$OUT/legit_s13.json" "$OUT/corpus_threads_s12.json"
+  after_import "$OUT/legit_s13.json" "$OUT/corpus_threads_s12.json"
 }
 
 # Session 13: the Triton candidates with empty build caches (their compiles run), signal
@@ -552,10 +551,7 @@ section_s13_cold() {
   export KFORGE_BUILD_CACHE=$(mktemp -d)
   step "gelu, softmax and the controls, cold build caches"
   legit_on_gpu 200 legit_s13c library/gelu library/softmax tests/controls
-  "$KFORGE_PYTHON" -c 'import json, sys
-for row in json.load(open(sys.argv[1])):
-    seen = row.get("confinement") or {}
-    print(row["case"][:44], row["got"], seen.get("signal_handlers"))' "$OUT/legit_s13c.json"
+  after_import "$OUT/legit_s13c.json"
 }
 
 # Session 13, after s13_final: signal handlers counted (not refused) on the GPU
@@ -563,10 +559,7 @@ section_s13_legit() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "legitimate candidates (all)"
   legit_on_gpu 450 legit_s13b library tests/controls
-  "$KFORGE_PYTHON" -c 'import json, sys
-for row in json.load(open(sys.argv[1])):
-    seen = row.get("confinement") or {}
-    print(row["case"][:44], row["got"], seen.get("threads_started"), seen.get("signal_handlers"))' "$OUT/legit_s13b.json"
+  after_import "$OUT/legit_s13b.json"
 }
 
 versions

@@ -462,12 +462,16 @@ class Monitor:
         finally:
             self._thread_phase = before
 
-    def _answer(self, identifier, reason):
-        """Refuse the notified call with EPERM and record why, or let it run."""
+    def _answer(self, identifier, reason, error=EPERM):
+        """Refuse the notified call with `error` and record why, or (no reason) let it run."""
         if reason and reason not in self.refused:
             self.refused.append(reason)
-        response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
-                                 0 if reason else FLAG_CONTINUE)
+        self._send(identifier, error if reason else 0)
+
+    def _send(self, identifier, error):
+        """The kernel's answer to the stopped call: fail with `error`, or (0) run it."""
+        response = RESPONSE.pack(identifier, 0, -error, 0) if error else \
+            RESPONSE.pack(identifier, 0, 0, FLAG_CONTINUE)
         self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
 
     def _candidate_running(self):
@@ -531,31 +535,17 @@ class Monitor:
                                            f"(stack: {libraries})")
                 if len(self.thread_stacks) < 2:
                     self.thread_stacks.append([f"{path}+{hex(at)}" for path, at in found[:16]])
-            if phase == "refused":
-                reason = ("started a thread once its code was loaded (refused; seen by the "
-                          "judge): a thread runs beside the harness's checks, timing and output "
-                          "copies")
-                if reason not in self.refused:
-                    self.refused.append(reason)
-            response = RESPONSE.pack(identifier, 0, -EAGAIN if phase == "refused" else 0,
-                                     0 if phase == "refused" else FLAG_CONTINUE)
-            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            reason = None if phase != "refused" else (
+                "started a thread once its code was loaded (refused; seen by the judge): a "
+                "thread runs beside the harness's checks, timing and output copies")
+            self._answer(identifier, reason, EAGAIN)
             return
         if name.startswith("mknod"):  # FIFOs and device nodes: no kernel build makes one
             path = _read_string(pid, args[1] if name == "mknodat" else args[0])
-            reason = f"tried to make a FIFO or device node ({name}): {path}"
-            if reason not in self.refused:
-                self.refused.append(reason)
-            response = RESPONSE.pack(identifier, 0, -EPERM, 0)
-            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            self._answer(identifier, f"tried to make a FIFO or device node ({name}): {path}")
             return
         if name in SIGNALS:
-            reason = self._signal_reason(pid, name, args)
-            if reason and reason not in self.refused:
-                self.refused.append(reason)
-            response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
-                                     0 if reason else FLAG_CONTINUE)
-            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            self._answer(identifier, self._signal_reason(pid, name, args))
             return
         if name == "execveat":
             path = _resolve(pid, _read_string(pid, args[1]), ctypes.c_int(args[0]).value)
@@ -575,8 +565,7 @@ class Monitor:
         target, writable = _inspect_target(pid, path) if path else (None, False)
         valid = self._ioctl(IOCTL_ID_VALID, ctypes.byref(ctypes.c_uint64(identifier))) == 0
         if target is None:  # no such file (a PATH search): fails here, as it would anyway
-            response = RESPONSE.pack(identifier, 0, -2, 0)  # ENOENT
-            self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+            self._send(identifier, 2)  # ENOENT
             return
         if not valid:
             reason = None
@@ -591,11 +580,7 @@ class Monitor:
         if len(self.programs) < 50:
             self.programs.append(f"{os.path.basename(caller_exe)} -> {target}"
                                  + ("" if reason is None else " (refused)"))
-        if reason and reason not in self.refused:
-            self.refused.append(reason)
-        response = RESPONSE.pack(identifier, 0, -EPERM if reason else 0,
-                                 0 if reason else FLAG_CONTINUE)
-        self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
+        self._answer(identifier, reason)
 
     def _tree(self):
         """{pid in the candidate's own namespace: pid here} for the candidate's processes

@@ -45,15 +45,20 @@ def _jit_function(fn, memo):
     return memo[fn]
 
 
-def _triton_code(value):
-    """Whether calling `value` runs only Triton's own code (or a kernel's JIT helper)."""
+@functools.lru_cache(maxsize=1)
+def _triton_home():
     import os
     import triton
+    return os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+
+
+def _triton_code(value):
+    """Whether calling `value` runs only Triton's own code (or a kernel's JIT helper)."""
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
     if isinstance(value, (JITFunction, InterpretedFunction)):
         return True  # a helper kernel: compiled and checked as one
-    home = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+    home = _triton_home()
     codes = []
     for item in (value, getattr(value, "fn", None), getattr(value, "__wrapped__", None),
                  getattr(value, "__func__", None), getattr(value, "__call__", None)):
@@ -106,20 +111,14 @@ def foreign_calls(fn):
                     chain = None
                     continue
                 if isinstance(value, (JITFunction, InterpretedFunction)) and \
-                        hasattr(value.fn, "__code__") and not _in_triton(value.fn):
+                        hasattr(value.fn, "__code__") and \
+                        not value.fn.__code__.co_filename.startswith(_triton_home()):
                     functions.append(value.fn)
                 elif callable(value) and chain not in seen:
                     seen.add(chain)
                     if not _triton_code(value):
                         found.append(f"{chain} (in {function.__name__})")
     return found
-
-
-def _in_triton(function):
-    import os
-    import triton
-    home = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
-    return function.__code__.co_filename.startswith(home)
 
 
 def _signature(fn, args, kwargs):
