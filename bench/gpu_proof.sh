@@ -562,5 +562,46 @@ section_s13_legit() {
   after_import "$OUT/legit_s13b.json"
 }
 
+# Session 14: the harness's steps run once before the seal (warm_up.py), threads and signal
+# handlers refused after the import on the GPU too
+section_s14_probe() {
+  for teardown in 0 1; do  # 0: as the candidate process runs (confinement.environment)
+    step "what each harness step starts (bench/thread_probe.py), TEARDOWN_CUPTI=$teardown"
+    TEARDOWN_CUPTI=$teardown KINETO_LOG_LEVEL=5 timeout 240 "$KFORGE_PYTHON" bench/thread_probe.py \
+      2>&1 | grep -v "^\[" | tail -n 40
+  done
+}
+
+section_s14_cold() {
+  export KFORGE_BUILD_CACHE=$(mktemp -d)
+  step "gelu, softmax and the controls, cold build caches, threads refused"
+  legit_on_gpu 240 legit_s14c library/gelu library/softmax tests/controls
+  after_import "$OUT/legit_s14c.json"
+  step "thread, fork and handler cases"
+  thread_cases 280 a03_back a48_native a36 a15 a49 f10 f15 f20
+  after_import "$OUT/corpus_threads_s12.json"
+}
+
+section_s14_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all), threads refused"
+  legit_on_gpu 540 legit_s14 library tests/controls
+  after_import "$OUT/legit_s14.json"
+}
+
+# Session 14: what the warm-up costs a request (the previous commit's worker carried as
+# .carry/worker_0a5f73e: `git archive 0a5f73e worker | tar -x -C .carry/worker_0a5f73e`), and
+# timing parity with the candidate's TEARDOWN_CUPTI=0
+section_s14_cost() {
+  for tree in .carry/worker_0a5f73e/worker worker; do
+    step "softmax through one warm worker, 3 requests: $tree"
+    timeout 200 "$KFORGE_PYTHON" bench/judge_run.py --worker-path "$tree" --repeat 3 \
+      --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tail -n 6
+  done
+  step "timing parity"
+  timeout 200 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --variants "" \
+    --budget-s 170 --json "$OUT/timing_parity_s14.json" 2>&1 | tail -n 8
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -130,6 +130,9 @@ class Host:
         if self.sealed:
             return _reply_error(self, "internal", "already sealed")
         from kforge_worker.confinement import DENIED_SYSCALLS
+        # faulthandler's (main), read before the filter: Triton's compiler saves and restores
+        # them around every compile, and the judge lets exactly these be restored
+        fatal = exec_monitor.current_handlers(exec_monitor.FATAL_SIGNALS)
         fd, why = exec_monitor.install(DENIED_SYSCALLS if request.get("deny") else ())
         if request.get("private"):
             # Non-dumpable: a process it forks cannot open this one's /proc/PID/mem (a writer
@@ -140,7 +143,7 @@ class Host:
         if fd is None:
             return self.send({"ok": True, "exec_monitor": False, "why": why})
         try:
-            self.send({"ok": True, "exec_monitor": True}, (fd,))
+            self.send({"ok": True, "exec_monitor": True, "fatal_handlers": fatal}, (fd,))
         finally:
             os.close(fd)
 
@@ -158,17 +161,7 @@ class Host:
         self.device = device
         if self.device == "cpu":
             torch.set_num_threads(1)
-        else:
-            # Threads the harness's own work would start later start here, before any
-            # candidate code (exec_monitor refuses every thread after it): the operator
-            # recorder's on a CUDA op, and torch's intra-op pool, which the first large CPU
-            # operator starts (the H200 refused one thread in `load` without this, session 12).
-            from kforge_worker.trust_ops import AtenRecorder
-            for shapes in (True, False):  # the checked calls' recorder and the timed calls'
-                with AtenRecorder(shapes=shapes):
-                    torch.zeros(1, device="cuda").add_(1)
-                    torch.cuda.synchronize()
-            torch.ones(1 << 22).sum()
+        # (on a GPU, the threads the harness's own steps start were started in main: warm_up)
         trust.child_setup(os.getcwd())
         self.guard = trust.Guard(None, {})
         self.guard.before_candidate_import()
@@ -409,19 +402,14 @@ def main(argv):
     import triton  # noqa: F401
     # importing it records triton.language's originals before any candidate kernel runs
     from kforge_worker import kernel_compiles  # noqa: F401
-    if len(argv) > 1 and argv[1] == "cuda":
+    device = argv[1] if len(argv) > 1 else "cpu"
+    if device == "cuda":
         torch.cuda.init()
         torch.empty(1, device="cuda")
-    # the profiler's first session costs seconds on a GPU machine (measured: ~5 s on the H100,
-    # bench/guard_cost.py): start it once now, before any candidate is waiting on it
-    from torch.profiler import ProfilerActivity, profile
-    from kforge_worker.trust_ops import AtenRecorder
-    with AtenRecorder():
-        torch.empty(1)
-    # Kineto's too (the GPU profile op's): its first session imports modules that register
-    # torch.library operators (_c10d_functional), which would read as the candidate's side effect
-    with profile(activities=[ProfilerActivity.CPU]):
-        torch.empty(1)
+    # the harness's first steps, before any candidate is waiting on them and before its import
+    # can start threads of its own (warm_up.py)
+    from kforge_worker import warm_up
+    warm_up.warm_up(device)
     if os.environ.get("TRITON_INTERPRET") == "1":
         from kforge_worker import interpreter_compat
         interpreter_compat.install()

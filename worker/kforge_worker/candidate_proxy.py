@@ -156,11 +156,7 @@ class CandidateProcess:
         if monitor is not None:
             monitor.request = self._last_op
             if self._last_op == "load":  # its import is the first candidate code
-                # On the GPU, threads are counted only: the one refused there (H100, session
-                # 13) is Kineto's CUPTI teardown thread, most likely started when the
-                # calibration's recorder stops; ending that earlier hung an evaluation, and
-                # a first call starts 18 more of the libraries' (docs/trust.md).
-                monitor.candidate_code(refuse_threads=self.device == "cpu")
+                monitor.candidate_code()
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
         self._nonce = secrets.randbits(62)
@@ -170,14 +166,6 @@ class CandidateProcess:
         except OSError:
             self._wait_readable()  # reports why it is gone
             self._fail("crashed", "closed its channel")
-
-    def profile(self, message):
-        """The harness's profiled forward (the `profile` request): the threads the profiler
-        starts there are its own (exec_monitor.Monitor.harness_profiling)."""
-        if self.monitor is None:
-            return self.request(message)
-        with self.monitor.harness_profiling():
-            return self.request(message)
 
     def reply(self, keep_fds=False):
         """The second half: the reply if ok, else the candidate's Failure. `keep_fds`: the
@@ -240,9 +228,9 @@ class CandidateProcess:
                 os.close(fd)
             self.seal_note = f"exec monitor off: {str(reply.get('why'))[:200]}"
             return
-        self.start_monitor(reply.get("fds") or [])
+        self.start_monitor(reply.get("fds") or [], reply.get("fatal_handlers"))
 
-    def start_monitor(self, fds):
+    def start_monitor(self, fds, fatal_handlers=None):
         import sys
         from kforge_worker import exec_monitor
         triton_dir = None
@@ -259,7 +247,7 @@ class CandidateProcess:
         self.monitor = exec_monitor.Monitor(
             fds[0], sys.executable, triton_dir,
             read_only_root=self.confinement.get("mechanism") == "bwrap",
-            tree_root=self.process.pid)
+            tree_root=self.process.pid, restorable_handlers=fatal_handlers)
 
     def extra_processes(self):
         """Processes of the candidate's tree besides the candidate process itself, seen from

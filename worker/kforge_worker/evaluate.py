@@ -991,7 +991,7 @@ class Evaluation:
     def profile(self):
         input_set = self.make_inputs(self.next_seed())
         args = self.slots[0].write(input_set)
-        reply = self.candidate.profile({"op": "profile", "args": args})
+        reply = self.candidate.request({"op": "profile", "args": args})
         kernels = reply.get("kernels") if isinstance(reply.get("kernels"), list) else []
         self.result["launches_per_forward"] = reply.get("launches")
         self.result["kernels"] = kernels[:200]

@@ -26,7 +26,6 @@ documentation's warning for this mechanism). Such a race can make the judge allo
 would refuse; it cannot hide that an exec happened (the notification itself comes from the
 kernel), and what runs is still confined by the namespaces and the read-only file system."""
 
-import contextlib
 import ctypes
 import os
 import re
@@ -252,6 +251,44 @@ def _stack_code(tid, span=16384):
     return found
 
 
+FATAL_SIGNALS = (4, 6, 7, 8, 11)  # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: faulthandler's
+
+
+def current_handlers(signals):
+    """{signal: handler address} of this process's handlers (SIG_DFL and SIG_IGN left out),
+    read with rt_sigaction and no new action (which the filter does not send the judge)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = {}
+    for number in signals:
+        old = (ctypes.c_uint64 * 4)()
+        if libc.syscall(13, number, None, old, 8) == 0 and old[0] not in (0, 1):
+            found[str(number)] = int(old[0])
+    return found
+
+
+def _code_mapping(pid, address):
+    """The file of the unmodified, read-only executable mapping holding `address`, or None: a
+    private mapping of a library that was written to (copy-on-write pages: smaps' Anonymous)
+    or that is writable holds code of whoever wrote it, whatever file it names."""
+    try:
+        with open(f"/proc/{pid}/smaps") as handle:
+            found = None
+            for line in handle:
+                fields = line.split()
+                if fields and "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:
+                    if found is not None:
+                        return found
+                    low, high = (int(part, 16) for part in fields[0].split("-"))
+                    if low <= address < high and len(fields) >= 6 and "x" in fields[1] \
+                            and "w" not in fields[1]:
+                        found = fields[5]
+                elif found is not None and fields[:1] == ["Anonymous:"] and fields[1] != "0":
+                    return None
+            return found
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _stack_libraries(found, limit=5):
     names = []
     for path, _ in found:
@@ -401,25 +438,29 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
 class Monitor:
     """The judge's supervisor thread on one candidate process's listener descriptor."""
 
-    def __init__(self, fd, python_exe, triton_dir=None, read_only_root=True, tree_root=None):
+    def __init__(self, fd, python_exe, triton_dir=None, read_only_root=True, tree_root=None,
+                 restorable_handlers=None):
         self.fd = fd
         self.tree_root = tree_root  # the candidate's process tree (bwrap or the process itself)
         self.read_only_root = read_only_root  # bwrap: only scratch, caches and /tmp writable
         self.python_exe = python_exe
         self.triton_dir = triton_dir
+        # {signal: address} the candidate process had before its seal (faulthandler's): putting
+        # one back is not installing code of the candidate's
+        self.restorable = {int(number): address for number, address in
+                           (restorable_handlers or {}).items() if isinstance(address, int)}
         self.syscalls = exec_syscalls()
         self.refused = []      # reasons, in order, each once
         self.programs = []     # "caller -> target" for every exec seen (first 50)
         self.count = 0
-        # Threads: allowed while only the harness runs; refused once candidate code may run
-        # (`candidate_code()`), except inside `harness_profiling()` (CUPTI starts its own on
-        # the first profile, after timing). On a GPU they are counted, not refused, until a GPU
-        # run shows every legitimate candidate ok with it (docs/trust.md, "Still open").
-        self.threads = {"harness": 0, "candidate": 0, "profiling": 0, "refused": 0}
+        # Threads: allowed while only the harness runs, refused once candidate code may run
+        # (`candidate_code()`). The libraries' own threads were all started before the seal
+        # (warm_up.py): none is expected after it on either device.
+        self.threads = {"harness": 0, "refused": 0}
         self._thread_phase = "harness"
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
-        self.signal_handlers = []  # handlers installed where threads are only counted (GPU)
+        self.signal_handlers = []  # handlers allowed after the import (Triton's), named
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
@@ -446,21 +487,11 @@ class Monitor:
                 return
             self._handle(NOTIF.unpack(buffer.raw))
 
-    def candidate_code(self, refuse_threads=True):
+    def candidate_code(self):
         """From now on candidate code may run in the process: every new thread is refused and
         named (a48: a native thread of its own rewrote the output buffers after the harness
-        had copied them, unseen by any check in the process), or only counted."""
-        self._thread_phase = "refused" if refuse_threads else "candidate"
-
-    @contextlib.contextmanager
-    def harness_profiling(self):
-        """The harness's one profiled forward (after every checked and timed call): CUPTI's
-        threads are allowed and counted."""
-        before, self._thread_phase = self._thread_phase, "profiling"
-        try:
-            yield
-        finally:
-            self._thread_phase = before
+        had copied them, unseen by any check in the process)."""
+        self._thread_phase = "refused"
 
     def _answer(self, identifier, reason, error=EPERM):
         """Refuse the notified call with `error` and record why, or (no reason) let it run."""
@@ -475,8 +506,8 @@ class Monitor:
         self._ioctl(IOCTL_SEND, ctypes.create_string_buffer(response, RESPONSE.size))
 
     def _candidate_running(self):
-        """Candidate code may run (from `load` on), outside the harness's profiled forward."""
-        return self._thread_phase in ("candidate", "refused")
+        """Candidate code may run (from `load` on)."""
+        return self._thread_phase == "refused"
 
     def _candidate_python(self, pid):
         """The candidate process itself or a copy of it that has not run another program (a
@@ -500,16 +531,21 @@ class Monitor:
             return None
         raw = _read_memory(pid, args[1], 8)
         handler = struct.unpack("<Q", raw)[0] if len(raw) == 8 else None
-        if handler in (0, 1):  # SIG_DFL, SIG_IGN
-            return None
-        if self._thread_phase == "candidate" or handler is None:
-            # The GPU (threads counted, not refused): handlers counted and named too, as an
-            # unreadable action is (the H100 refused five in a first evaluation, session 13)
-            if len(self.signal_handlers) < 8:
+        if handler in (0, 1) or (handler is not None and self.restorable.get(args[0]) == handler):
+            return None  # SIG_DFL, SIG_IGN, or the handler it had before its seal
+        # Triton's compiler (LLVM's crash recovery) installs handlers for signals 4-8 and 11 in
+        # every compile and restores the old ones after it (H100, session 14): allowed when the
+        # handler is the Triton library's own, unmodified code.
+        library = _code_mapping(pid, handler) if handler is not None else None
+        triton = bool(library and self.triton_dir and os.path.basename(library).startswith(
+            "libtriton") and os.path.realpath(library).startswith(self.triton_dir + os.sep))
+        if triton:
+            if len(self.signal_handlers) < 8:  # counted and named
                 libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
                 shown = "unreadable" if handler is None else hex(handler)
-                self.signal_handlers.append(f"signal {args[0]} ({shown}) by {_thread_name(pid)} "
-                                            f"in {self.request} (stack: {libraries})")
+                self.signal_handlers.append(
+                    f"signal {args[0]} ({shown}{', Triton' if triton else ''}) by "
+                    f"{_thread_name(pid)} in {self.request} (stack: {libraries})")
             return None
         return (f"installed a signal handler once its code was loaded (signal {args[0]}; "
                 f"refused; seen by the judge): a handler runs between the harness's steps")
@@ -525,8 +561,6 @@ class Monitor:
             return
         if name == "clone":
             phase = self._thread_phase
-            if phase == "candidate" and not args[0] & CLONE_THREAD:
-                phase = "refused"  # CLONE_VM without a thread group: no library makes one
             self.threads[phase] += 1
             if phase != "harness" and len(self.thread_callers) < 8:
                 found = _stack_code(pid)

@@ -64,7 +64,7 @@ def _runtime_child(request, scratch):
         args = share_values(candidate, task.inputs())
         if device == "cuda":  # compile and autotune outside the profiled forward
             candidate.request({"op": "call", "args": args, "outputs": None, "seed": 0})
-            reply = candidate.profile({"op": "profile", "args": args})
+            reply = candidate.request({"op": "profile", "args": args})
             launches, kernels = reply.get("launches"), reply.get("kernels") or []
             result["method"] = "profiler"
         else:

@@ -89,8 +89,9 @@ def prepare_process(argv):
     # candidate's own-kernel profile) instead of leaving it subscribed, which slowed every later
     # launch in that process: on the H100, KernelBench's own loop after the candidate process's
     # set-up read 0.447 -> 0.513 ms (6-launch softmax) without it, 0.470 -> 0.473 with it
-    # (bench/parity/state_probe.py, docs/bench/judge_split.md). The candidate processes inherit
-    # it (confinement.ALLOWED_NAMES); TEARDOWN_CUPTI=0 in the worker's environment turns it off.
+    # (bench/parity/state_probe.py, docs/bench/judge_split.md). TEARDOWN_CUPTI=0 in the worker's
+    # environment turns it off. The candidate processes get 0 (confinement.environment): there the
+    # teardown's thread would follow every checked call.
     os.environ.setdefault("TEARDOWN_CUPTI", "1")
     import numpy  # noqa: F401
     import torch  # noqa: F401

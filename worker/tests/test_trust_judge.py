@@ -103,10 +103,15 @@ def test_exec_policy_real_binaries_behind_wrappers(caller, cmdline, parent, targ
 CHILD = r"""
 import array, ctypes, json, os, socket, subprocess, sys, time
 from kforge_worker import exec_monitor
+import triton._C.libtriton as libtriton  # (its import starts threads: before candidate code)
 ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # no_new_privs
 sock = socket.socket(fileno=int(sys.argv[1]))
+import faulthandler
+faulthandler.enable()  # as candidate_host.main: its handlers may be put back later
+fatal = exec_monitor.current_handlers(exec_monitor.FATAL_SIGNALS)
 fd, why = exec_monitor.install()
 sock.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+sock.sendall(json.dumps(fatal).encode() + b"\n")
 os.close(fd)
 sock.recv(1)  # the judge's monitor is running
 results = {}
@@ -145,12 +150,31 @@ import signal
 attempt("handler_after", lambda: signal.signal(signal.SIGUSR1, lambda *_: None))
 attempt("default_after", lambda: signal.signal(signal.SIGUSR2, signal.SIG_DFL))
 attempt("ignore_after", lambda: signal.signal(signal.SIGUSR2, signal.SIG_IGN))
+# A handler in Triton's library (what LLVM's crash recovery installs in every compile) is
+# allowed; the same bytes in a private copy that was written to are the writer's code.
+def raw_handler(address):  # rt_sigaction(SIGUSR2) with a handler that never runs
+    action = (ctypes.c_uint64 * 4)(address, 0, 0, 0)
+    if libc.syscall(13, 12, action, None, 8) != 0:
+        raise PermissionError(ctypes.get_errno(), "rt_sigaction")
+    libc.syscall(13, 12, (ctypes.c_uint64 * 4)(0, 0, 0, 0), None, 8)
+library = ctypes.CDLL(libtriton.__file__)
+attempt("triton_handler_after", lambda: raw_handler(
+    ctypes.cast(library.PyInit_libtriton, ctypes.c_void_p).value))
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+with open(libtriton.__file__, "rb") as handle:
+    copy = libc.mmap(None, 8192, 3, 2, handle.fileno(), 0)  # PROT_READ|WRITE, MAP_PRIVATE
+ctypes.memset(copy, 0xC3, 1)  # copy-on-write: the page is no longer the file's
+libc.mprotect(ctypes.c_void_p(copy), 8192, 5)  # PROT_READ|EXEC
+attempt("triton_copy_handler_after", lambda: raw_handler(copy))
+attempt("faulthandler_off_after", faulthandler.disable)  # the defaults back
+attempt("faulthandler_back_after", faulthandler.enable)  # the handlers it had before its seal
 print(json.dumps(results))
 """
 
 
-@pytest.mark.parametrize("refuse_threads", [True, False])  # False: the GPU's counting mode
-def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path, refuse_threads):
+def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     if not exec_monitor.exec_syscalls():
         pytest.skip("libseccomp is not installed")
     ours, theirs = socket.socketpair()
@@ -161,11 +185,16 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path, refuse_th
     fds = array.array("i")
     _, ancillary, _, _ = ours.recvmsg(1, socket.CMSG_SPACE(fds.itemsize))
     fds.frombytes(ancillary[0][2])
-    monitor = exec_monitor.Monitor(fds[0], PY, read_only_root=False, tree_root=child.pid)
+    fatal = json.loads(ours.makefile("rb").readline())
+    assert set(fatal) == {"4", "6", "7", "8", "11"}, fatal
+    import triton
+    monitor = exec_monitor.Monitor(fds[0], PY, os.path.dirname(os.path.realpath(triton.__file__)),
+                                   read_only_root=False, tree_root=child.pid,
+                                   restorable_handlers=fatal)
     ours.send(b"g")
     assert ours.recv(1) == b"t"
     assert monitor.threads["harness"] >= 1  # counted, allowed
-    monitor.candidate_code(refuse_threads=refuse_threads)
+    monitor.candidate_code()
     ours.send(b"c")
     out, _ = child.communicate(timeout=120)
     monitor.close()
@@ -177,29 +206,29 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path, refuse_th
     assert results["kill_self"] == "allowed"
     assert results["libc_system"] != 0  # /bin/sh refused: system() fails
     assert results["thread_before"] == "allowed"
-    if refuse_threads:
-        assert results["thread_after"] == "RuntimeError"  # "can't start new thread"
-        assert results["pthread_after"] == 11  # EAGAIN: a native thread is refused too
-    else:  # counted, not refused
-        assert results["thread_after"] == "allowed" and results["pthread_after"] == 0
-        assert monitor.threads["candidate"] == 2
+    assert results["thread_after"] == "RuntimeError"  # "can't start new thread"
+    assert results["pthread_after"] == 11  # EAGAIN: a native thread is refused too
     # a fork or a thread in all but name (CLONE_VM) is refused; a vfork that execs is not
     assert results["spawn_after"] in ("allowed", "FileNotFoundError")
     assert results["os_fork_after"] == "refused"
     assert results["libc_fork_after"] == 1  # EPERM
-    assert results["clone_vm_after"] == 11  # EAGAIN, as a thread (in both modes)
-    assert monitor.threads["refused"] == (3 if refuse_threads else 1)
-    # a signal handler is refused once candidate code runs; restoring the default is not
-    assert results["handler_after"] == ("refused" if refuse_threads else "allowed")
+    assert results["clone_vm_after"] == 11  # EAGAIN, as a thread
+    assert monitor.threads["refused"] == 3
+    # a signal handler is refused once candidate code runs; restoring the default, or the
+    # handler the process had before its seal, is not; nor is one in Triton's own library
+    assert results["handler_after"] == "refused"
     assert results["default_after"] == results["ignore_after"] == "allowed"
+    assert results["faulthandler_off_after"] == results["faulthandler_back_after"] == "allowed"
+    assert results["triton_handler_after"] == "allowed"
+    assert results["triton_copy_handler_after"] == "refused"
+    assert [seen for seen in monitor.signal_handlers if ", Triton)" in seen] == \
+        monitor.signal_handlers and len(monitor.signal_handlers) == 1, monitor.signal_handlers
     named = "\n".join(monitor.refused)
     for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh",
                  "started a thread once its code was loaded", "forked its process",
-                 "installed a signal handler once its code was loaded (signal 10"):
-        if refuse_threads or "signal handler" not in text:
-            assert text in named, (text, named)
-    if not refuse_threads:  # the GPU's mode: counted and named in the result, not refused
-        assert monitor.signal_handlers[0].startswith("signal 10")
+                 "installed a signal handler once its code was loaded (signal 10",
+                 "installed a signal handler once its code was loaded (signal 12"):
+        assert text in named, (text, named)
 
 
 def test_a_reply_without_the_requests_nonce_is_rejected():

@@ -652,8 +652,9 @@ def test_chunked_comparison_matches_the_whole_one(monkeypatch, chunk):
 
 
 def test_candidate_environment_is_an_allowlist(tmp_path, monkeypatch):
-    """Only allowlisted names reach the candidate (TEARDOWN_CUPTI among them), never a secret or
-    an unknown name."""
+    """Only allowlisted names reach the candidate, never a secret or an unknown name; the
+    candidate's TEARDOWN_CUPTI is kforge's (0: no teardown thread after each recorder session),
+    whatever the worker's is."""
     from kforge_worker import confinement
     monkeypatch.setenv("TEARDOWN_CUPTI", "1")
     monkeypatch.setenv("KFORGE_API_KEY", "sk-canary")
@@ -662,7 +663,7 @@ def test_candidate_environment_is_an_allowlist(tmp_path, monkeypatch):
     scratch.mkdir()
     cache.mkdir()
     env = confinement.environment(str(scratch), str(cache), "cuda", "/worker")
-    assert env["TEARDOWN_CUPTI"] == "1"
+    assert env["TEARDOWN_CUPTI"] == "0"
     assert "KFORGE_API_KEY" not in env and "SOME_UNKNOWN_NAME" not in env
     assert "sk-canary" not in "".join(env.values())
 
