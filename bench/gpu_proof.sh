@@ -603,5 +603,16 @@ section_s14_cost() {
     --budget-s 170 --json "$OUT/timing_parity_s14.json" 2>&1 | tail -n 8
 }
 
+# Session 14, last: signals that arrive later refused (timers, F_SETSIG, a vfork's end signal),
+# Triton's handlers for crash signals only; every legitimate candidate and the thread cases
+section_s14_final() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "legitimate candidates (all)"
+  legit_on_gpu 420 legit_s14f library tests/controls
+  after_import "$OUT/legit_s14f.json"
+  step "thread, fork and handler cases"
+  thread_cases 150 a03_back a48_native a36 a49_clone a49_native f15 f20
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -77,11 +77,15 @@ def _libseccomp():
 
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
            "pidfd_send_signal")
-WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS
+# Ways to have a signal delivered later, between the harness's steps: a POSIX timer or a message
+# queue that signals, a descriptor that signals its readiness with a chosen signal (F_SETSIG).
+TIMERS = ("timer_create", "mq_notify")
+WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS + TIMERS
 # New threads and processes: clone (but a vfork's) and fork go to the judge; clone3 (whose flags
 # sit in memory a filter cannot read) fails with ENOSYS, and glibc falls back to clone.
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
-SCMP_CMP_NE, SCMP_CMP_MASKED_EQ = 1, 7
+SCMP_CMP_NE, SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 1, 4, 7
+F_SETSIG, SIGCHLD = 10, 17
 ENOSYS = 38
 EAGAIN = 11
 
@@ -97,7 +101,7 @@ def exec_syscalls():
     if lib is None:
         return {}
     numbers = {}
-    for name in WATCHED + ("clone", "fork", "rt_sigaction"):
+    for name in WATCHED + ("clone", "fork", "rt_sigaction", "fcntl"):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -120,16 +124,20 @@ def install(deny=()):
             if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
                 return None, f"seccomp_rule_add({name.decode()}) failed"
         # clone as a thread (CLONE_THREAD), as a thread in all but name (CLONE_VM without
-        # CLONE_VFORK) and as a fork (no CLONE_VM); a vfork, whose parent waits for its exec
-        # (subprocess, posix_spawn), is not seen. rt_sigaction only when it sets an action.
+        # CLONE_VFORK), as a fork (no CLONE_VM) and as a vfork (for the signal its end sends
+        # the parent). rt_sigaction only when it sets an action, fcntl only for F_SETSIG.
         clone = lib.seccomp_syscall_resolve_name(b"clone")
-        for arg, op, a, b in ((0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD),
-                              (0, SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_VFORK, CLONE_VM),
-                              (0, SCMP_CMP_MASKED_EQ, CLONE_VM, 0)):
+        fcntl = lib.seccomp_syscall_resolve_name(b"fcntl")
+        for syscall, arg, op, a, b in (
+                (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD),
+                (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_VFORK, CLONE_VM),
+                (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_VM, 0),
+                (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_VFORK, CLONE_VFORK),
+                (fcntl, 1, SCMP_CMP_EQ, F_SETSIG, 0)):
             compare = _ArgCompare(arg, op, a, b)
-            if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, clone, 1,
+            if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, syscall, 1,
                                           ctypes.byref(compare)) != 0:
-                return None, "seccomp_rule_add(clone) failed"
+                return None, "seccomp_rule_add(clone, fcntl) failed"
         compare = _ArgCompare(1, SCMP_CMP_NE, 0, 0)
         if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY,
                                       lib.seccomp_syscall_resolve_name(b"rt_sigaction"), 1,
@@ -252,6 +260,9 @@ def _stack_code(tid, span=16384):
 
 
 FATAL_SIGNALS = (4, 6, 7, 8, 11)  # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: faulthandler's
+# The signals LLVM's crash recovery takes in each compile (those and SIGTRAP): a handler in
+# Triton's library is allowed for these only, which nothing can send the process later (TIMERS)
+CRASH_SIGNALS = FATAL_SIGNALS + (5,)
 
 
 def current_handlers(signals):
@@ -535,8 +546,10 @@ class Monitor:
             return None  # SIG_DFL, SIG_IGN, or the handler it had before its seal
         # Triton's compiler (LLVM's crash recovery) installs handlers for signals 4-8 and 11 in
         # every compile and restores the old ones after it (H100, session 14): allowed when the
-        # handler is the Triton library's own, unmodified code.
-        library = _code_mapping(pid, handler) if handler is not None else None
+        # handler is the Triton library's own, unmodified code, for those signals only (which
+        # arrive as the process's own faults, not later from a timer: _handle refuses those).
+        library = _code_mapping(pid, handler) if handler is not None and \
+            args[0] in CRASH_SIGNALS else None
         triton = bool(library and self.triton_dir and os.path.basename(library).startswith(
             "libtriton") and os.path.realpath(library).startswith(self.triton_dir + os.sep))
         if triton:
@@ -558,6 +571,20 @@ class Monitor:
             return
         if name == "fork" or (name == "clone" and not args[0] & CLONE_VM):
             self._answer(identifier, self._fork_reason(pid))
+            return
+        if name == "clone" and args[0] & CLONE_VFORK:  # subprocess, posix_spawn: allowed
+            signal_ = args[0] & 0xFF
+            self._answer(identifier, None if signal_ in (0, SIGCHLD) or
+                         not self._candidate_running() else
+                         f"started a process whose end signals it with signal {signal_}, not "
+                         f"SIGCHLD (refused; seen by the judge): a signal later, between the "
+                         f"harness's steps")
+            return
+        if name in TIMERS or name == "fcntl":
+            self._answer(identifier, None if not self._candidate_running() else
+                         f"asked for a signal later ({name if name in TIMERS else 'F_SETSIG'}; "
+                         f"refused; seen by the judge): it would arrive between the harness's "
+                         f"steps")
             return
         if name == "clone":
             phase = self._thread_phase

@@ -152,14 +152,16 @@ attempt("default_after", lambda: signal.signal(signal.SIGUSR2, signal.SIG_DFL))
 attempt("ignore_after", lambda: signal.signal(signal.SIGUSR2, signal.SIG_IGN))
 # A handler in Triton's library (what LLVM's crash recovery installs in every compile) is
 # allowed; the same bytes in a private copy that was written to are the writer's code.
-def raw_handler(address):  # rt_sigaction(SIGUSR2) with a handler that never runs
+def raw_handler(address, number=11):  # rt_sigaction with a handler that never runs
     action = (ctypes.c_uint64 * 4)(address, 0, 0, 0)
-    if libc.syscall(13, 12, action, None, 8) != 0:
+    if libc.syscall(13, number, action, None, 8) != 0:
         raise PermissionError(ctypes.get_errno(), "rt_sigaction")
-    libc.syscall(13, 12, (ctypes.c_uint64 * 4)(0, 0, 0, 0), None, 8)
+    before = fatal.get(str(number), 0)  # faulthandler's back (allowed)
+    libc.syscall(13, number, (ctypes.c_uint64 * 4)(before, 0, 0, 0), None, 8)
 library = ctypes.CDLL(libtriton.__file__)
-attempt("triton_handler_after", lambda: raw_handler(
-    ctypes.cast(library.PyInit_libtriton, ctypes.c_void_p).value))
+in_triton = ctypes.cast(library.PyInit_libtriton, ctypes.c_void_p).value
+attempt("triton_handler_after", lambda: raw_handler(in_triton))
+attempt("triton_handler_usr2_after", lambda: raw_handler(in_triton, 12))  # not a crash signal
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                       ctypes.c_long]
@@ -168,6 +170,15 @@ with open(libtriton.__file__, "rb") as handle:
 ctypes.memset(copy, 0xC3, 1)  # copy-on-write: the page is no longer the file's
 libc.mprotect(ctypes.c_void_p(copy), 8192, 5)  # PROT_READ|EXEC
 attempt("triton_copy_handler_after", lambda: raw_handler(copy))
+# a signal later, between the harness's steps: a POSIX timer, F_SETSIG, a child's end signal
+timer = ctypes.c_void_p()
+results["timer_after"] = libc.timer_create(1, None, ctypes.byref(timer)) == -1 and \
+    ctypes.get_errno()
+import fcntl
+attempt("setsig_after", lambda: fcntl.fcntl(sock.fileno(), 10, 11))
+results["vfork_signal_after"] = libc.clone(
+    getpid, ctypes.c_void_p(ctypes.addressof(stack) + (1 << 16)), 0x100 | 0x4000 | 28,
+    None) == -1 and ctypes.get_errno()
 attempt("faulthandler_off_after", faulthandler.disable)  # the defaults back
 attempt("faulthandler_back_after", faulthandler.enable)  # the handlers it had before its seal
 print(json.dumps(results))
@@ -220,14 +231,20 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert results["default_after"] == results["ignore_after"] == "allowed"
     assert results["faulthandler_off_after"] == results["faulthandler_back_after"] == "allowed"
     assert results["triton_handler_after"] == "allowed"
+    assert results["triton_handler_usr2_after"] == "refused"
     assert results["triton_copy_handler_after"] == "refused"
+    assert results["timer_after"] == 1 and results["setsig_after"] == "refused"
+    assert results["vfork_signal_after"] == 1  # EPERM
     assert [seen for seen in monitor.signal_handlers if ", Triton)" in seen] == \
         monitor.signal_handlers and len(monitor.signal_handlers) == 1, monitor.signal_handlers
     named = "\n".join(monitor.refused)
     for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh",
                  "started a thread once its code was loaded", "forked its process",
                  "installed a signal handler once its code was loaded (signal 10",
-                 "installed a signal handler once its code was loaded (signal 12"):
+                 "installed a signal handler once its code was loaded (signal 12",
+                 "installed a signal handler once its code was loaded (signal 11",
+                 "asked for a signal later (timer_create", "asked for a signal later (F_SETSIG",
+                 "whose end signals it with signal 28"):
         assert text in named, (text, named)
 
 
