@@ -608,10 +608,13 @@ section_s14_cost() {
 section_s14_final() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "legitimate candidates (all)"
-  legit_on_gpu 420 legit_s14f library tests/controls
+  legit_on_gpu 560 legit_s14f library tests/controls
   after_import "$OUT/legit_s14f.json"
-  step "thread, fork and handler cases"
-  thread_cases 150 a03_back a48_native a36 a49_clone a49_native f15 f20
+}
+
+section_s14_threads() {
+  step "thread, fork, handler and signal cases"
+  thread_cases 300 a03_back a48_native a36 a49_clone a49_native a51 f15 f20
 }
 
 versions

@@ -130,9 +130,10 @@ class Host:
         if self.sealed:
             return _reply_error(self, "internal", "already sealed")
         from kforge_worker.confinement import DENIED_SYSCALLS
-        # faulthandler's (main), read before the filter: Triton's compiler saves and restores
-        # them around every compile, and the judge lets exactly these be restored
-        fatal = exec_monitor.current_handlers(exec_monitor.FATAL_SIGNALS)
+        # faulthandler's (main) and any other for a crash signal, read before the filter:
+        # Triton's compiler saves and restores them around every compile, and the judge lets
+        # exactly these be restored
+        fatal = exec_monitor.current_handlers(exec_monitor.CRASH_SIGNALS)
         fd, why = exec_monitor.install(DENIED_SYSCALLS if request.get("deny") else ())
         if request.get("private"):
             # Non-dumpable: a process it forks cannot open this one's /proc/PID/mem (a writer

@@ -472,6 +472,7 @@ class Monitor:
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
         self.signal_handlers = []  # handlers allowed after the import (Triton's), named
+        self._triton_handlers = set()  # (pid, signal) where one of Triton's is installed now
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
@@ -503,6 +504,18 @@ class Monitor:
         named (a48: a native thread of its own rewrote the output buffers after the harness
         had copied them, unseen by any check in the process)."""
         self._thread_phase = "refused"
+
+    def after_reply(self):
+        """Each reply: Triton's compiler puts back the handlers it installed before its compile
+        returns; one still in place when the candidate host answers was not put there for a
+        compile (it would run at a fault in the harness's own code)."""
+        if self._triton_handlers:
+            signals = ", ".join(str(number) for number in sorted(
+                {number for _, number in self._triton_handlers}))
+            reason = (f"left a signal handler of Triton's library installed after its call "
+                      f"(signal {signals}; seen by the judge): Triton's compiler removes its own")
+            if reason not in self.refused:
+                self.refused.append(reason)
 
     def _answer(self, identifier, reason, error=EPERM):
         """Refuse the notified call with `error` and record why, or (no reason) let it run."""
@@ -543,6 +556,7 @@ class Monitor:
         raw = _read_memory(pid, args[1], 8)
         handler = struct.unpack("<Q", raw)[0] if len(raw) == 8 else None
         if handler in (0, 1) or (handler is not None and self.restorable.get(args[0]) == handler):
+            self._triton_handlers.discard((pid, args[0]))
             return None  # SIG_DFL, SIG_IGN, or the handler it had before its seal
         # Triton's compiler (LLVM's crash recovery) installs handlers for signals 4-8 and 11 in
         # every compile and restores the old ones after it (H100, session 14): allowed when the
@@ -553,6 +567,7 @@ class Monitor:
         triton = bool(library and self.triton_dir and os.path.basename(library).startswith(
             "libtriton") and os.path.realpath(library).startswith(self.triton_dir + os.sep))
         if triton:
+            self._triton_handlers.add((pid, args[0]))
             if len(self.signal_handlers) < 8:  # counted and named
                 libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
                 shown = "unreadable" if handler is None else hex(handler)

@@ -108,7 +108,7 @@ ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # no_new_privs
 sock = socket.socket(fileno=int(sys.argv[1]))
 import faulthandler
 faulthandler.enable()  # as candidate_host.main: its handlers may be put back later
-fatal = exec_monitor.current_handlers(exec_monitor.FATAL_SIGNALS)
+fatal = exec_monitor.current_handlers(exec_monitor.CRASH_SIGNALS)
 fd, why = exec_monitor.install()
 sock.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
 sock.sendall(json.dumps(fatal).encode() + b"\n")
@@ -160,7 +160,11 @@ def raw_handler(address, number=11):  # rt_sigaction with a handler that never r
     libc.syscall(13, number, (ctypes.c_uint64 * 4)(before, 0, 0, 0), None, 8)
 library = ctypes.CDLL(libtriton.__file__)
 in_triton = ctypes.cast(library.PyInit_libtriton, ctypes.c_void_p).value
-attempt("triton_handler_after", lambda: raw_handler(in_triton))
+attempt("triton_handler_after", lambda: raw_handler(in_triton))  # and put back at once
+sock.send(b"r")
+sock.recv(1)  # the judge: a reply (nothing of Triton's left installed)
+action = (ctypes.c_uint64 * 4)(in_triton, 0, 0, 0)
+results["triton_left_after"] = libc.syscall(13, 5, action, None, 8)  # SIGTRAP, left in place
 attempt("triton_handler_usr2_after", lambda: raw_handler(in_triton, 12))  # not a crash signal
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
@@ -207,7 +211,12 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert monitor.threads["harness"] >= 1  # counted, allowed
     monitor.candidate_code()
     ours.send(b"c")
+    assert ours.recv(1) == b"r"
+    monitor.after_reply()
+    assert not monitor.refused or "left a signal handler" not in "".join(monitor.refused)
+    ours.send(b"c")
     out, _ = child.communicate(timeout=120)
+    monitor.after_reply()  # the next reply: SIGTRAP's handler is still Triton's
     monitor.close()
     results = json.loads(out.strip().splitlines()[-1])
     assert results["true"] == "refused"
@@ -232,11 +241,12 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert results["faulthandler_off_after"] == results["faulthandler_back_after"] == "allowed"
     assert results["triton_handler_after"] == "allowed"
     assert results["triton_handler_usr2_after"] == "refused"
+    assert results["triton_left_after"] == 0
     assert results["triton_copy_handler_after"] == "refused"
     assert results["timer_after"] == 1 and results["setsig_after"] == "refused"
     assert results["vfork_signal_after"] == 1  # EPERM
-    assert [seen for seen in monitor.signal_handlers if ", Triton)" in seen] == \
-        monitor.signal_handlers and len(monitor.signal_handlers) == 1, monitor.signal_handlers
+    assert [seen.split(" (")[0] for seen in monitor.signal_handlers if ", Triton)" in seen] == \
+        ["signal 11", "signal 5"], monitor.signal_handlers
     named = "\n".join(monitor.refused)
     for text in ("/bin/true", "FIFO", "signal another process", "/bin/sh",
                  "started a thread once its code was loaded", "forked its process",
@@ -244,7 +254,8 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
                  "installed a signal handler once its code was loaded (signal 12",
                  "installed a signal handler once its code was loaded (signal 11",
                  "asked for a signal later (timer_create", "asked for a signal later (F_SETSIG",
-                 "whose end signals it with signal 28"):
+                 "whose end signals it with signal 28",
+                 "left a signal handler of Triton's library installed after its call (signal 5"):
         assert text in named, (text, named)
 
 
