@@ -133,7 +133,7 @@ class Host:
         # faulthandler's (main) and any other for a crash signal, read before the filter:
         # Triton's compiler saves and restores them around every compile, and the judge lets
         # exactly these be restored
-        fatal = exec_monitor.current_handlers(exec_monitor.CRASH_SIGNALS)
+        before_seal = exec_monitor.current_handlers(exec_monitor.CRASH_SIGNALS)
         fd, why = exec_monitor.install(DENIED_SYSCALLS if request.get("deny") else ())
         if request.get("private"):
             # Non-dumpable: a process it forks cannot open this one's /proc/PID/mem (a writer
@@ -144,7 +144,8 @@ class Host:
         if fd is None:
             return self.send({"ok": True, "exec_monitor": False, "why": why})
         try:
-            self.send({"ok": True, "exec_monitor": True, "fatal_handlers": fatal}, (fd,))
+            self.send({"ok": True, "exec_monitor": True,
+                       "handlers_before_seal": before_seal}, (fd,))
         finally:
             os.close(fd)
 

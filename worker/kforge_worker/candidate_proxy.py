@@ -230,9 +230,9 @@ class CandidateProcess:
                 os.close(fd)
             self.seal_note = f"exec monitor off: {str(reply.get('why'))[:200]}"
             return
-        self.start_monitor(reply.get("fds") or [], reply.get("fatal_handlers"))
+        self.start_monitor(reply.get("fds") or [], reply.get("handlers_before_seal"))
 
-    def start_monitor(self, fds, fatal_handlers=None):
+    def start_monitor(self, fds, handlers_before_seal=None):
         import sys
         from kforge_worker import exec_monitor
         triton_dir = None
@@ -249,7 +249,7 @@ class CandidateProcess:
         self.monitor = exec_monitor.Monitor(
             fds[0], sys.executable, triton_dir,
             read_only_root=self.confinement.get("mechanism") == "bwrap",
-            tree_root=self.process.pid, restorable_handlers=fatal_handlers)
+            tree_root=self.process.pid, restorable_handlers=handlers_before_seal)
 
     def extra_processes(self):
         """Processes of the candidate's tree besides the candidate process itself, seen from

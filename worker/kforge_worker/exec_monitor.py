@@ -568,12 +568,11 @@ class Monitor:
             "libtriton") and os.path.realpath(library).startswith(self.triton_dir + os.sep))
         if triton:
             self._triton_handlers.add((pid, args[0]))
-            if len(self.signal_handlers) < 8:  # counted and named
+            if len(self.signal_handlers) < 8:  # named in the result
                 libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
-                shown = "unreadable" if handler is None else hex(handler)
                 self.signal_handlers.append(
-                    f"signal {args[0]} ({shown}{', Triton' if triton else ''}) by "
-                    f"{_thread_name(pid)} in {self.request} (stack: {libraries})")
+                    f"signal {args[0]} ({hex(handler)}, Triton) by {_thread_name(pid)} in "
+                    f"{self.request} (stack: {libraries})")
             return None
         return (f"installed a signal handler once its code was loaded (signal {args[0]}; "
                 f"refused; seen by the judge): a handler runs between the harness's steps")
