@@ -207,8 +207,6 @@ class CandidateProcess:
         took = reply.get("took_s")
         if isinstance(took, (int, float)) and isinstance(self._last_op, str):
             self.ops_s[self._last_op] = round(self.ops_s.get(self._last_op, 0.0) + took, 4)
-        if getattr(self, "monitor", None) is not None:
-            self.monitor.after_reply()
         if reply.get("ok") is True:
             return reply
         status = reply.get("status")

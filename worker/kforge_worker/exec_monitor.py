@@ -259,21 +259,22 @@ def _stack_code(tid, span=16384):
     return found
 
 
-FATAL_SIGNALS = (4, 6, 7, 8, 11)  # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: faulthandler's
-# The signals LLVM's crash recovery takes in each compile (those and SIGTRAP): a handler in
-# Triton's library is allowed for these only, which nothing can send the process later (TIMERS)
-CRASH_SIGNALS = FATAL_SIGNALS + (5,)
+# SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: faulthandler's, and those LLVM's crash
+# recovery takes around each compile of Triton's
+CRASH_SIGNALS = (4, 5, 6, 7, 8, 11)
+RT_SIGACTION = 13  # x86_64
 
 
 def current_handlers(signals):
-    """{signal: handler address} of this process's handlers (SIG_DFL and SIG_IGN left out),
-    read with rt_sigaction and no new action (which the filter does not send the judge)."""
+    """{signal: [handler, flags, restorer, mask]} of this process's handlers (SIG_DFL and
+    SIG_IGN left out), read with rt_sigaction and no new action (which the filter does not send
+    the judge): the kernel's struct, as the judge reads a new action."""
     libc = ctypes.CDLL(None, use_errno=True)
     found = {}
     for number in signals:
         old = (ctypes.c_uint64 * 4)()
-        if libc.syscall(13, number, None, old, 8) == 0 and old[0] not in (0, 1):
-            found[str(number)] = int(old[0])
+        if libc.syscall(RT_SIGACTION, number, None, old, 8) == 0 and old[0] not in (0, 1):
+            found[str(number)] = [int(word) for word in old]
     return found
 
 
@@ -446,6 +447,9 @@ def decide(caller_exe, caller_cmdline, parent_exe, target, argv, python_exe, tri
     return f"{caller} ran a program: {shown}"
 
 
+UNCHARGED = ""  # a reason that refuses the call and records nothing (Monitor._answer)
+
+
 class Monitor:
     """The judge's supervisor thread on one candidate process's listener descriptor."""
 
@@ -456,10 +460,13 @@ class Monitor:
         self.read_only_root = read_only_root  # bwrap: only scratch, caches and /tmp writable
         self.python_exe = python_exe
         self.triton_dir = triton_dir
-        # {signal: address} the candidate process had before its seal (faulthandler's): putting
-        # one back is not installing code of the candidate's
-        self.restorable = {int(number): address for number, address in
-                           (restorable_handlers or {}).items() if isinstance(address, int)}
+        # {signal: (handler, restorer)} the candidate process had before its seal (faulthandler's):
+        # putting one back is not installing code of the candidate's. The restorer (where the
+        # kernel returns to after the handler) counts: with one of its own, a candidate ran its
+        # code after a handler that was not (blind red team, session 14)
+        self.restorable = {int(number): (action[0], action[2]) for number, action in
+                           (restorable_handlers or {}).items()
+                           if isinstance(action, list) and len(action) == 4}
         self.syscalls = exec_syscalls()
         self.refused = []      # reasons, in order, each once
         self.programs = []     # "caller -> target" for every exec seen (first 50)
@@ -471,8 +478,7 @@ class Monitor:
         self._thread_phase = "harness"
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
-        self.signal_handlers = []  # handlers allowed after the import (Triton's), named
-        self._triton_handlers = set()  # (pid, signal) where one of Triton's is installed now
+        self.signal_handlers = []  # Triton's refused after the import, not charged (named)
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
@@ -505,23 +511,12 @@ class Monitor:
         had copied them, unseen by any check in the process)."""
         self._thread_phase = "refused"
 
-    def after_reply(self):
-        """Each reply: Triton's compiler puts back the handlers it installed before its compile
-        returns; one still in place when the candidate host answers was not put there for a
-        compile (it would run at a fault in the harness's own code)."""
-        if self._triton_handlers:
-            signals = ", ".join(str(number) for number in sorted(
-                {number for _, number in self._triton_handlers}))
-            reason = (f"left a signal handler of Triton's library installed after its call "
-                      f"(signal {signals}; seen by the judge): Triton's compiler removes its own")
-            if reason not in self.refused:
-                self.refused.append(reason)
-
     def _answer(self, identifier, reason, error=EPERM):
-        """Refuse the notified call with `error` and record why, or (no reason) let it run."""
+        """Refuse the notified call with `error` and record why (UNCHARGED: record nothing),
+        or (no reason) let it run."""
         if reason and reason not in self.refused:
             self.refused.append(reason)
-        self._send(identifier, error if reason else 0)
+        self._send(identifier, error if reason is not None else 0)
 
     def _send(self, identifier, error):
         """The kernel's answer to the stopped call: fail with `error`, or (0) run it."""
@@ -553,27 +548,29 @@ class Monitor:
         # default or ignoring (a vfork child before its exec) is allowed.
         if not self._candidate_running() or not self._candidate_python(pid):
             return None
-        raw = _read_memory(pid, args[1], 8)
-        handler = struct.unpack("<Q", raw)[0] if len(raw) == 8 else None
-        if handler in (0, 1) or (handler is not None and self.restorable.get(args[0]) == handler):
-            self._triton_handlers.discard((pid, args[0]))
+        raw = _read_memory(pid, args[1], 32)
+        action = struct.unpack("<4Q", raw) if len(raw) == 32 else None
+        handler = action[0] if action else None
+        if handler in (0, 1) or (action is not None and
+                                 self.restorable.get(args[0]) == (handler, action[2])):
             return None  # SIG_DFL, SIG_IGN, or the handler it had before its seal
         # Triton's compiler (LLVM's crash recovery) installs handlers for signals 4-8 and 11 in
-        # every compile and restores the old ones after it (H100, session 14): allowed when the
-        # handler is the Triton library's own, unmodified code, for those signals only (which
-        # arrive as the process's own faults, not later from a timer: _handle refuses those).
+        # every compile and puts the old ones back after it (H100, session 14). Refused too,
+        # but not charged: LLVM ignores the error and compiles on, and the old ones it puts
+        # back are the ones it saved in the warm-up's compile (warm_up.py). Allowing "an
+        # address in libtriton" let a candidate run its own code as a handler (a `ret` with its
+        # own sa_restorer, a PLT stub through a GOT entry it rewrote; blind red team, session
+        # 14), at faults it arranged in the harness's own code.
         library = _code_mapping(pid, handler) if handler is not None and \
             args[0] in CRASH_SIGNALS else None
-        triton = bool(library and self.triton_dir and os.path.basename(library).startswith(
-            "libtriton") and os.path.realpath(library).startswith(self.triton_dir + os.sep))
-        if triton:
-            self._triton_handlers.add((pid, args[0]))
+        if library and self.triton_dir and os.path.basename(library).startswith("libtriton") \
+                and os.path.realpath(library).startswith(self.triton_dir + os.sep):
             if len(self.signal_handlers) < 8:  # named in the result
                 libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
                 self.signal_handlers.append(
-                    f"signal {args[0]} ({hex(handler)}, Triton) by {_thread_name(pid)} in "
-                    f"{self.request} (stack: {libraries})")
-            return None
+                    f"signal {args[0]} ({hex(handler)}, Triton's library; refused, not charged) "
+                    f"by {_thread_name(pid)} in {self.request} (stack: {libraries})")
+            return UNCHARGED
         return (f"installed a signal handler once its code was loaded (signal {args[0]}; "
                 f"refused; seen by the judge): a handler runs between the harness's steps")
 
