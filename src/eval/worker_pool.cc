@@ -19,6 +19,12 @@ namespace {
 
 constexpr std::size_t kDeathTailLines = 20;
 constexpr double kReapSeconds = 5;
+/// Set in every worker's environment (launch_spec): NCCL, PyTorch and NVSHMEM keep NVLink
+/// multicast off.
+constexpr std::pair<const char*, const char*> kNoMulticast[] = {
+    {"NCCL_NVLS_ENABLE", "0"},
+    {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"},
+    {"NVSHMEM_DISABLE_NVLS", "1"}};
 
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -246,6 +252,9 @@ class Pool final : public WorkerPool {
   LaunchSpec launch_spec(const Worker& worker) const {
     std::vector<std::pair<std::string, std::string>> settings;
     if (worker.gpu) settings.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(*worker.gpu));
+    // NVLink multicast stays off in every worker, whatever the caller's environment says: a
+    // program that uses it can put a host's shared GPUs out of service (the GPU machines' rule).
+    for (const auto& [name, value] : kNoMulticast) settings.emplace_back(name, value);
     if (options_.device == Device::kCpu) {
       settings.emplace_back("TRITON_INTERPRET", "1");
       settings.emplace_back("KFORGE_DEVICE", "cpu");

@@ -415,8 +415,10 @@ TEST(WorkerPool, CommandLineAndEnvironment) {
   ::unsetenv("KFORGE_POOL_TEST_PLAIN");
   const LaunchSpec& spec = launcher->record(0)->spec;
   EXPECT_THAT(spec.argv, ElementsAre("srun", "--gres=gpu:1", "env", "PYTHONPATH=/opt/kforge/worker",
-                                     "CUDA_VISIBLE_DEVICES=2", "TRITON_INTERPRET=1",
-                                     "KFORGE_DEVICE=cpu", "python3", "-m", "kforge_worker"));
+                                     "CUDA_VISIBLE_DEVICES=2", "NCCL_NVLS_ENABLE=0",
+                                     "TORCH_SYMM_MEM_DISABLE_MULTICAST=1", "NVSHMEM_DISABLE_NVLS=1",
+                                     "TRITON_INTERPRET=1", "KFORGE_DEVICE=cpu", "python3", "-m",
+                                     "kforge_worker"));
   std::map<std::string, std::string> env(spec.env.begin(), spec.env.end());
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "2");
   EXPECT_EQ(env["TRITON_INTERPRET"], "1");
@@ -432,6 +434,23 @@ TEST(WorkerPool, CommandLineAndEnvironment) {
   EXPECT_EQ(record->requests.back()["op"], "shutdown");
   EXPECT_TRUE(record->stdin_closed);
   EXPECT_FALSE(record->killed);
+}
+
+TEST(WorkerPool, WorkersKeepNvlinkMulticastOffWhateverTheCallerSet) {
+  ::setenv("NCCL_NVLS_ENABLE", "1", 1);
+  auto launcher =
+      std::make_shared<FakeLauncher>(worker([](const json& r, int) { return ok_reply(r); }));
+  {
+    auto pool = make_worker_pool(fake_options(), launcher);
+    ASSERT_TRUE(pool->hello());
+  }
+  ::unsetenv("NCCL_NVLS_ENABLE");
+  const LaunchSpec& spec = launcher->record(0)->spec;
+  std::multimap<std::string, std::string> env(spec.env.begin(), spec.env.end());
+  EXPECT_EQ(env.count("NCCL_NVLS_ENABLE"), 1u);
+  EXPECT_EQ(env.find("NCCL_NVLS_ENABLE")->second, "0");
+  EXPECT_EQ(env.find("TORCH_SYMM_MEM_DISABLE_MULTICAST")->second, "1");
+  EXPECT_EQ(env.find("NVSHMEM_DISABLE_NVLS")->second, "1");
 }
 
 TEST(WorkerPool, CudaWorkersDropAnInheritedTritonInterpret) {

@@ -41,9 +41,12 @@ ALLOWED_NAMES = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY
                  "VIRTUAL_ENV", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TRITON_INTERPRET",
                  "TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH",
                  "TRITON_LIBCUDA_PATH", "TRITON_LIBDEVICE_PATH", "TRITON_CUDACRT_PATH",
-                 "TRITON_CUDART_PATH",
-                 # NVLink multicast stays off (the GPU machines' rule), also for candidates
-                 "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"}
+                 "TRITON_CUDART_PATH"}
+# NVLink multicast stays off in every process kforge starts, whatever the caller's environment
+# says: a program that uses it can put a host's shared GPUs out of service (the GPU machines'
+# rule). Set, not passed through.
+NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
+                "NVSHMEM_DISABLE_NVLS": "1"}
 
 _probe_result = None
 
@@ -176,7 +179,7 @@ def environment(scratch, cache, device, worker_path):
                 # (H100, session 14: bench/thread_probe.py, docs/bench/gpu_h100_20261126c.md).
                 # The timed calls run inside a recorder session anyway: CUPTI is subscribed
                 # there either way.
-                "TEARDOWN_CUPTI": "0"})
+                "TEARDOWN_CUPTI": "0", **NO_MULTICAST})
     if device == "cpu":
         env.update({"CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"})
     return env

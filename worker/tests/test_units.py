@@ -654,9 +654,10 @@ def test_chunked_comparison_matches_the_whole_one(monkeypatch, chunk):
 def test_candidate_environment_is_an_allowlist(tmp_path, monkeypatch):
     """Only allowlisted names reach the candidate, never a secret or an unknown name; the
     candidate's TEARDOWN_CUPTI is kforge's (0: no teardown thread after each recorder session),
-    whatever the worker's is."""
+    whatever the worker's is, and NVLink multicast is off whatever the caller set."""
     from kforge_worker import confinement
     monkeypatch.setenv("TEARDOWN_CUPTI", "1")
+    monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")
     monkeypatch.setenv("KFORGE_API_KEY", "sk-canary")
     monkeypatch.setenv("SOME_UNKNOWN_NAME", "x")
     scratch, cache = tmp_path / "scratch", tmp_path / "cache"
@@ -664,6 +665,8 @@ def test_candidate_environment_is_an_allowlist(tmp_path, monkeypatch):
     cache.mkdir()
     env = confinement.environment(str(scratch), str(cache), "cuda", "/worker")
     assert env["TEARDOWN_CUPTI"] == "0"
+    assert (env["NCCL_NVLS_ENABLE"], env["TORCH_SYMM_MEM_DISABLE_MULTICAST"],
+            env["NVSHMEM_DISABLE_NVLS"]) == ("0", "1", "1")
     assert "KFORGE_API_KEY" not in env and "SOME_UNKNOWN_NAME" not in env
     assert "sk-canary" not in "".join(env.values())
 
