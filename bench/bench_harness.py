@@ -50,6 +50,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--baselines", default="eager",
+                        help="comma-separated: eager (a pipeline's candidates) or "
+                             "eager,compile,cuda_graph (kforge eval, suite eval)")
     parser.add_argument("--cprofile", default="",
                         help="folder: the worker's evaluate child writes its Python profile there "
                              "(evaluate_PID.prof; the 25 costliest calls are printed)")
@@ -68,7 +71,8 @@ def main():
             sent = time.perf_counter()
             result = worker.request("evaluate", task_path=os.path.join(ROOT, task),
                                     candidate_path=os.path.join(ROOT, candidate), device="cuda",
-                                    trials=args.trials, timeout_s=600)
+                                    trials=args.trials, timeout_s=600,
+                                    baselines=args.baselines.split(","))
             wall = time.perf_counter() - sent
             timing = result.get("timing") or {}
             cand = (timing.get("candidate") or {}).get("median_ms")

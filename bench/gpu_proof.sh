@@ -617,5 +617,61 @@ section_s14_threads() {
   thread_cases 300 a03_back a48_native a36 a49_clone a49_native a51 f15 f20
 }
 
+# Session 15: every legitimate candidate through `kforge suite eval` (the final signal rule of
+# session 14 on a GPU), four workers on one GPU building the library's CUDA kernels into a build
+# cache that comes back as $OUT/build_cache.tgz (carried to the two-GPU machine); then the warm
+# evaluation's phases, pipeline-like (eager only) and scoring (three baselines), with the
+# judge's Python profile.
+legit_suite_dir() {  # DIR: tasks/ and cands/ of every library task and control
+  mkdir -p "$1/tasks" "$1/cands"
+  "$KFORGE_PYTHON" - "$1" <<'EOP'
+import json, pathlib, shutil, sys
+out = pathlib.Path(sys.argv[1])
+for meta in sorted(pathlib.Path("library").glob("*/meta.json")):
+    m = json.loads(meta.read_text())
+    for task in m.get("tasks", []):
+        shutil.copy(f"tasks/{task}.py", out / "tasks")
+        shutil.copy(meta.parent / m.get("source", "candidate.py"), out / "cands" / f"{task}.py")
+for task, cand in (("matmul", "matmul_triton"), ("conv2d_relu_bias", "conv2d_relu_bias_triton")):
+    shutil.copy(f"tasks/{task}.py", out / "tasks")
+    shutil.copy(f"tests/controls/{cand}.py", out / "cands" / f"{task}.py")
+EOP
+}
+
+suite_verdicts() {  # SUITE_DIR: each evaluation's verdict and what the judge saw after the import
+  "$KFORGE_PYTHON" - "$1" <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    c = r.get("confinement") or {}
+    t = r.get("timing") or {}
+    med = lambda k: (t.get(k) or {}).get("median_ms")
+    print(f"{os.path.basename(path)[:-5]:28} {r['status']:10} cand {med('candidate')} eager "
+          f"{med('eager')} | threads {c.get('threads_started')} handlers "
+          f"{len(c.get('signal_handlers') or [])} | {'; '.join(r.get('reasons') or [])[:300]}")
+EOP
+}
+
+section_s15_prebuild() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  local dir=/tmp/kforge-legit
+  legit_suite_dir $dir
+  step "every legitimate candidate, suite eval, 4 workers on GPU 0, 10 trials (builds the cache)"
+  timeout 330 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0,0,0,0 \
+    --trials 10 --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
+  suite_verdicts $dir/suite
+  step "warm evaluations: phases, eager only and three baselines, the judge's profile"
+  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 2 --cprofile /tmp/kforge-prof \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tail -n 60
+  timeout 120 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 1 --baselines \
+    eager,compile,cuda_graph --pair tasks/39_GRU.py:library/gru_out/candidate.py 2>&1 |
+    grep -v '^\[' | tail -n 8
+  tar czf "$OUT/prof.tgz" -C /tmp kforge-prof
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  ls -la "$OUT"
+}
+
 versions
 for section in "$@"; do "section_$section"; done
