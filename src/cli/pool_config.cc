@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "cli/commands.h"
 #include "eval/worker_locator.h"
@@ -44,18 +45,33 @@ util::Result<eval::Device> parse_device(std::string_view text) {
   return device;
 }
 
+util::Result<void> check_gpus(eval::Device device, const std::vector<int>& gpus) {
+  std::set<int> seen;
+  for (int gpu : gpus) {
+    if (gpu < 0) return util::fail("failed to read --gpus: expected GPU indices, got {}", gpu);
+    if (!seen.insert(gpu).second && device == eval::Device::kCuda)
+      return util::fail(
+          "failed to read --gpus: GPU {} is listed twice: workers sharing a GPU disturb each "
+          "other's timings (honest candidates read slower or are rejected); give each GPU once",
+          gpu);
+  }
+  return {};
+}
+
 util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers) {
   eval::PoolOptions pool;
   auto device = parse_device(options.device);
   if (!device) return std::unexpected(device.error());
   pool.device = *device;
+  if (auto gpus = check_gpus(pool.device, options.gpus); !gpus)
+    return std::unexpected(gpus.error());
   auto launcher = split_command(options.launcher);
   if (!launcher) return std::unexpected(launcher.error());
   pool.launcher = *launcher;
   auto location = eval::locate_worker({.python = options.python,
                                        .worker_dir = options.worker_dir,
                                        .remote = !pool.launcher.empty()});
-  if (!location) return std::unexpected(location.error());
+  if (!location) return std::unexpected(location.error().as(util::ErrorKind::kEnvironment));
   pool.python = location->python;
   pool.worker_dir = location->worker_dir;
   pool.gpus = options.gpus;
@@ -66,7 +82,7 @@ util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::s
 
 util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start) {
   auto pool_options = make_pool_options(options, start.max_workers);
-  if (!pool_options) return std::unexpected(pool_options.error().as(util::ErrorKind::kEnvironment));
+  if (!pool_options) return std::unexpected(pool_options.error());
   StartedPool started{eval::make_worker_pool(*pool_options), {}};
   if (!start.hello) return started;
   auto info = started.pool->hello();

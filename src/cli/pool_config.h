@@ -24,9 +24,16 @@ util::Result<std::vector<std::string>> split_command(std::string_view text);
 /// gpu".
 util::Result<eval::Device> parse_device(std::string_view text);
 
+/// Errors (bad input) when --gpus lists a negative index, or, on cuda, one index twice: two
+/// workers on one GPU time-slice it, and each one's timings (and the wall-clock cross-check of
+/// the candidate's own) take in the other's work, so honest candidates read slower or are
+/// rejected (2026-11-27, four workers on one H100). The CPU may repeat indices (workers only).
+util::Result<void> check_gpus(eval::Device device, const std::vector<int>& gpus);
+
 /// Finds Python and the worker (eval/worker_locator.h) and fills the pool options: device, GPUs
-/// (at most `max_workers` of them; 0 = all), launcher, and forwarding of worker stderr with -v.
-/// Errors are environment problems (exit code 3).
+/// (at most `max_workers` of them; 0 = all; check_gpus), launcher, and forwarding of worker
+/// stderr with -v. Errors are environment problems (exit code 3), but for a bad --gpus list (bad
+/// input).
 util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::size_t max_workers);
 
 /// How start_worker_pool starts a pool.

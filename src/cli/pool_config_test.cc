@@ -56,6 +56,27 @@ TEST(MakePoolOptions, TakesDeviceGpusAndLauncher) {
   EXPECT_TRUE(pool->forward_stderr);
 }
 
+TEST(CheckGpus, RefusesAGpuListedTwiceOnCuda) {
+  EXPECT_TRUE(check_gpus(eval::Device::kCuda, {0, 1}));
+  EXPECT_TRUE(check_gpus(eval::Device::kCpu, {0, 0}));  // CPU workers: no timings to disturb
+  auto twice = check_gpus(eval::Device::kCuda, {0, 1, 0});
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().kind, util::ErrorKind::kBadInput);
+  EXPECT_EQ(twice.error().message,
+            "failed to read --gpus: GPU 0 is listed twice: workers sharing a GPU disturb each "
+            "other's timings (honest candidates read slower or are rejected); give each GPU "
+            "once");
+  EXPECT_EQ(check_gpus(eval::Device::kCpu, {-1}).error().message,
+            "failed to read --gpus: expected GPU indices, got -1");
+  Options options;
+  options.device = "cuda";
+  options.gpus = {2, 2};
+  options.python = "/remote/python3";
+  options.worker_dir = "/remote/worker";
+  options.launcher = "env";
+  EXPECT_FALSE(make_pool_options(options, 0));
+}
+
 TEST(ExitCodeFor, MapsEachErrorKind) {
   using util::ErrorKind;
   EXPECT_EQ(exit_code_for(ErrorKind::kBadInput), kExitUsage);

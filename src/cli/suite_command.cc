@@ -106,6 +106,8 @@ int run_suite(const Options& options, std::string_view mode) {
   // is created; a resumed suite then evaluates with the settings it recorded.
   auto settings = read_eval_settings(options);
   if (!settings) return fail_with(kExitUsage, settings.error());
+  if (auto gpus = check_gpus(settings->device, options.gpus); !gpus)
+    return fail_with(kExitUsage, gpus.error());
   // suite run: the pipeline flags are `kforge run`'s, read the same way.
   std::optional<store::RunConfig> task_config;
   if (mode == "run") {
@@ -151,9 +153,12 @@ int run_suite(const Options& options, std::string_view mode) {
 
   // One slot per GPU given, each with a pool of one worker on that GPU.
   std::vector<int> slot_gpus = options.gpus.empty() ? std::vector<int>{-1} : options.gpus;
-  auto pool_options = make_pool_options(options, 0);
+  if (auto gpus = check_gpus(config->settings.device, options.gpus); !gpus)
+    return fail_with(kExitUsage, gpus.error());
+  Options pool_flags = options;  // the recorded device, not the flag's (a resumed suite)
+  pool_flags.device = std::string(eval::device_name(config->settings.device));
+  auto pool_options = make_pool_options(pool_flags, 0);
   if (!pool_options) return fail_with(kExitEnvironment, pool_options.error());
-  pool_options->device = config->settings.device;
   pool_options->log_dir = dir / "logs";
   std::filesystem::create_directories(pool_options->log_dir, error);
   std::vector<std::unique_ptr<eval::WorkerPool>> pools;

@@ -46,6 +46,8 @@ BAD = [
     (["--precision", "loose"],
      "failed to read --precision: expected calibrated or kernelbench, got loose"),
     (["--numerics", "loose"], "failed to read --numerics: expected tolerance or strict, got loose"),
+    # two workers time-slicing one GPU disturb each other's timings (docs/suite.md)
+    (["--device", "cuda", "--gpus", "0,1,0"], "failed to read --gpus: GPU 0 is listed twice"),
 ]
 
 
