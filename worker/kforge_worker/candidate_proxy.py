@@ -71,6 +71,9 @@ class CandidateProcess:
         self._next_id = 0
         self._nonce = None
         self.monitor = None   # exec_monitor.Monitor once sealed
+        self.judge_inodes = set()  # the shared buffers' (st_dev, st_ino): the judge's memory
+        self._checked_writes = 0.0
+        self._shm_bytes = 0
         self.seal_note = None
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
@@ -138,9 +141,27 @@ class CandidateProcess:
                                       f"and was killed")
             if now - checked_memory > 0.2:
                 checked_memory = now
-                if confinement.tree_rss_bytes(self.process.pid) > self.host_memory_bytes:
-                    self._fail("crashed", f"was killed: host memory limit exceeded "
-                                          f"({self.host_memory_bytes / 1024 ** 3:g} GB)")
+                self._check_memory(now)
+
+    def _check_memory(self, now):
+        """The process tree's resident memory (every 0.2 s) plus, every second, the shared memory
+        it holds outside any RSS and what it wrote into its scratch directory and cache slot."""
+        memory = confinement.tree_rss_bytes(self.process.pid)
+        if now - self._checked_writes > 1.0:
+            self._checked_writes = now
+            self._shm_bytes = confinement.shared_memory_bytes(self.process.pid,
+                                                              self.judge_inodes)
+            written, files = confinement.written_bytes([self.scratch, self.host.slot])
+            if written > confinement.WRITE_LIMIT_BYTES or files > confinement.WRITE_LIMIT_FILES:
+                self._fail("crashed", f"was killed: wrote {written / 1024 ** 2:.0f} MiB in "
+                                      f"{files} files into its scratch directory and build cache "
+                                      f"(limit {confinement.WRITE_LIMIT_BYTES / 1024 ** 3:g} GiB, "
+                                      f"{confinement.WRITE_LIMIT_FILES} files)")
+        if memory + self._shm_bytes > self.host_memory_bytes:
+            held = f", {self._shm_bytes / 1024 ** 3:.1f} GB of it in shared memory" \
+                if self._shm_bytes > (64 << 20) else ""
+            self._fail("crashed", f"was killed: host memory limit exceeded "
+                                  f"({self.host_memory_bytes / 1024 ** 3:g} GB{held})")
 
     def request(self, message, fds=()):
         """Send one request; return the reply if ok, else raise the candidate's Failure."""
@@ -286,6 +307,9 @@ class CandidateProcess:
             self._next_id += 1
             buffer = SharedBuffer(self.device, nbytes)
             self.buffers[key] = buffer
+            if self.device == "cpu":  # a memfd: held or mapped by the candidate too
+                info = os.fstat(buffer.fd)
+                self.judge_inodes.add((info.st_dev, info.st_ino))
             self.shared_bytes += buffer.nbytes
             self.peak_shared_bytes = max(self.peak_shared_bytes, self.shared_bytes)
             ids.append(key)

@@ -32,6 +32,18 @@ import sys
 
 FILE_SIZE_LIMIT = 1 << 30
 OPEN_FILES_LIMIT = 4096
+# The sandbox's private /tmp and /dev/shm are memory that no process's RSS shows: 1.5 GiB written
+# there from C stayed outside the candidate's host-memory limit (blind red team, session 14). They
+# are sized (bubblewrap's --size): the compilers write under TMPDIR (scratch, on disk), and what
+# else a candidate puts there fits in these. The homes and config folders covered with a tmpfs
+# only hide what is beneath.
+TMPFS_BYTES = {"/tmp": 256 << 20, "/dev/shm": 64 << 20}
+COVER_TMPFS_BYTES = 1 << 20
+# What a candidate may write into its scratch directory and build-cache slot together (disk, or
+# memory where the host's /tmp is a tmpfs): past it the judge kills it. A CUDA extension's build
+# (the library's RNN kernels) leaves ~20 MB there; RLIMIT_FSIZE bounds one file, not many.
+WRITE_LIMIT_BYTES = 2 << 30
+WRITE_LIMIT_FILES = 20000
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 
 # Environment variables passed through when set (never one whose name looks like a secret).
@@ -240,23 +252,41 @@ def _hidden_configs():
     return [path for path in found if not _covered(path)]
 
 
+_sized_tmpfs = None
+
+
+def _tmpfs(dest, size):
+    """bubblewrap's arguments for a tmpfs of at most `size` bytes on `dest` (`--size` came with
+    bubblewrap 0.8; an older one mounts it unsized, as before)."""
+    global _sized_tmpfs
+    if _sized_tmpfs is None:
+        try:
+            shown = subprocess.run([bwrap_path(), "--help"], capture_output=True, text=True,
+                                   timeout=10)
+            _sized_tmpfs = "--size" in shown.stdout + shown.stderr
+        except (OSError, subprocess.SubprocessError, TypeError):
+            _sized_tmpfs = False
+    return (["--size", str(size)] if _sized_tmpfs else []) + ["--tmpfs", dest]
+
+
 def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # --json-status-fd: bwrap writes {"exit-code": N} there when the candidate exits, so a
     # process that is not bwrap's parent (the judge adopting a warm one) learns how it ended
     args = [bwrap_path(), "--json-status-fd", str(status_fd)]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev"] + _tmpfs("/dev/shm", TMPFS_BYTES["/dev/shm"])
     for node in sorted(glob.glob("/dev/nvidia*")):
         args += ["--dev-bind", node, node]
     if os.path.isdir("/dev/dri"):
         args += ["--dev-bind", "/dev/dri", "/dev/dri"]
-    args += ["--proc", "/proc", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc"] + _tmpfs("/tmp", TMPFS_BYTES["/tmp"])
     for home in _hidden_homes():
-        args += ["--tmpfs", home]
+        args += _tmpfs(home, COVER_TMPFS_BYTES)
     for path in _hidden_configs():
         # (a file: /dev/null on a nodev mount, so reading it is refused outright)
-        args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", os.devnull, path]
+        args += _tmpfs(path, COVER_TMPFS_BYTES) if os.path.isdir(path) else \
+            ["--ro-bind", os.devnull, path]
     # what the candidate process needs from under a hidden home (the worker, an interpreter)
     for path in keep_visible:
         args += ["--ro-bind", path, path]
@@ -354,6 +384,73 @@ def tree_rss_bytes(pid):
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def _is_shared_memory(target):
+    """A descriptor's or mapping's target that is memory no RSS shows once written through
+    write() or unmapped: a memfd, a POSIX or SysV shared-memory segment, a deleted file (on a
+    tmpfs it is memory; on disk the write limit's walk cannot see it either)."""
+    return target.startswith(("/memfd:", "/dev/shm/", "/SYSV")) or target.endswith(" (deleted)")
+
+
+def shared_memory_bytes(pid, judge_inodes=frozenset()):
+    """Bytes allocated in the shared-memory objects the process tree of `pid` holds open or
+    mapped (memfds, /dev/shm, SysV segments, deleted files), each object once, at its allocated
+    size: a memfd filled with write() is in no process's resident set (red team, session 15).
+    `judge_inodes`: (st_dev, st_ino) of the judge's own shared buffers, not counted. Objects
+    the judge cannot stat (a mapping whose descriptor is closed, where /proc's map_files is
+    closed to it) are left out: their touched pages are in the RSS already."""
+    seen = {}
+    for member in descendants(pid):
+        paths = []
+        try:
+            for fd in os.listdir(f"/proc/{member}/fd"):
+                path = f"/proc/{member}/fd/{fd}"
+                try:
+                    if _is_shared_memory(os.readlink(path)):
+                        paths.append(path)
+                except OSError:
+                    continue
+            with open(f"/proc/{member}/maps") as handle:
+                for line in handle:
+                    fields = line.split(None, 5)
+                    if len(fields) == 6 and _is_shared_memory(fields[5].rstrip("\n")):
+                        paths.append(f"/proc/{member}/map_files/{fields[0]}")
+        except OSError:
+            continue
+        for path in paths:
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            key = (info.st_dev, info.st_ino)
+            if key not in judge_inodes:
+                seen[key] = max(seen.get(key, 0), info.st_blocks * 512)
+    return sum(seen.values())
+
+
+def written_bytes(roots, limit_files=WRITE_LIMIT_FILES):
+    """(bytes allocated, files) under `roots` (the scratch directory and the cache slot), links
+    not followed; the walk stops counting files past `limit_files` (a flood of empty files
+    would make it slow: the caller treats that many as over the limit too)."""
+    total = files = 0
+    todo = list(roots)
+    while todo and files <= limit_files:
+        folder = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            files += 1
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += info.st_blocks * 512
+            if entry.is_dir(follow_symlinks=False):
+                todo.append(entry.path)
+    return total, files
 
 
 def kill(process):

@@ -2,6 +2,8 @@
 formatting, the sandbox and the Triton launch counter."""
 
 import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -749,3 +751,44 @@ def test_all_build_caches_together_stay_under_their_limit(tmp_path):
         os.utime(root / ".sizes" / name, (1000 + index, 1000 + index))  # a, then b, then c
     assert sorted(os.listdir(root)) == [".sizes", "b", "c"]
     assert sorted(os.listdir(root / ".sizes")) == ["b", "c"]
+
+
+def test_shared_memory_outside_any_rss_is_counted_once_but_not_the_judges(tmp_path):
+    """A memfd filled with write() is in no resident set: shared_memory_bytes counts it at its
+    allocated size, once however many descriptors hold it, and leaves the judge's own shared
+    buffers out (by inode)."""
+    from kforge_worker import confinement
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import os, sys, time
+        theirs = os.memfd_create("hoard")
+        os.write(theirs, b"x" * (8 << 20))
+        os.dup(theirs)
+        judge = os.memfd_create("kforge-shared")
+        os.write(judge, b"y" * (4 << 20))
+        print(os.fstat(judge).st_ino, flush=True)
+        time.sleep(30)
+        """)], stdout=subprocess.PIPE, text=True)
+    try:
+        inode = int(child.stdout.readline())
+        counted = confinement.shared_memory_bytes(child.pid)
+        assert 12 << 20 <= counted < 13 << 20
+        device = os.stat(f"/proc/{child.pid}/fd/3").st_dev
+        assert 8 << 20 <= confinement.shared_memory_bytes(child.pid, {(device, inode)}) < 9 << 20
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_written_bytes_counts_allocated_blocks_and_stops_past_the_file_limit(tmp_path):
+    from kforge_worker import confinement
+    (tmp_path / "sparse").write_bytes(b"")
+    os.truncate(tmp_path / "sparse", 1 << 30)  # apparent size only: no blocks
+    (tmp_path / "real").write_bytes(b"z" * (1 << 20))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "more").write_bytes(b"z" * (1 << 20))
+    written, files = confinement.written_bytes([tmp_path])
+    assert 2 << 20 <= written < 3 << 20 and files == 4
+    for index in range(30):
+        (tmp_path / "sub" / str(index)).write_bytes(b"")
+    _, files = confinement.written_bytes([tmp_path], limit_files=10)
+    assert files > 10
