@@ -417,6 +417,8 @@ class AtenRecorder:
 
     def read(self):
         """Parses the stopped session's events (the slow part: tens of us per event)."""
+        if not self.shapes:
+            return self._read_names()
         events = [event for event in self._profile.function_events if aten_name(event.name)]
         index = {id(event): position for position, event in enumerate(events)}
         # torch 2.11's legacy profiler records shapes but no dtypes (H100, session 11): then
@@ -434,6 +436,18 @@ class AtenRecorder:
             while parent is not None and id(parent) not in index:
                 parent = getattr(parent, "cpu_parent", None)
             self.calls.append((name, raw, numel, -1 if parent is None else index[id(parent)]))
+
+    def _read_names(self):
+        """A session without shapes (the timed calls'): only the operators' names, read from the
+        profiler's raw events. Building torch's FunctionEvent objects took ~50 us per event on
+        the CPU, 1.3 s for 120 forwards of 30 operators, against 0.05 s here; without shapes
+        there are no dtypes or sizes to read from them anyway (bit_level_name needs both)."""
+        self.dtypes_seen = False
+        for event in self._profile.kineto_results.events():
+            name = aten_name(event.name())
+            if name:
+                self.names.append(name)
+                self.calls.append((name, event.name()[len("aten::"):].split(".")[0], 0, -1))
 
 
 def _bit_level_dispatch_name(func, args, kwargs):
