@@ -673,5 +673,42 @@ section_s15_prebuild() {
   ls -la "$OUT"
 }
 
+# Session 16 (prepared in session 15, no device time left to run it): first call, one GPU.
+# Every legitimate candidate through suite eval with the session-15 resource watch (shared
+# memory, scratch writes, sized tmpfs mounts) and the raw-event read of the timed calls'
+# recorder; the new resource faults on a GPU; the phases of a warm RNN evaluation. Set
+# KFORGE_BUILD_CACHE to an unpacked .carry/build_cache.tgz to skip the nvcc builds (51-61 s each).
+section_s16_legit() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local dir=/tmp/kforge-legit16
+  legit_suite_dir $dir
+  step "every legitimate candidate, suite eval on GPU 0 (no task shares the GPU)"
+  timeout 420 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
+  suite_verdicts $dir/suite
+  "$KFORGE_PYTHON" - $dir/suite <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    print(f"{os.path.basename(path)[:-5]:28} wall {r.get('wall_s', 0):6.1f} timed "
+          f"{r.get('timed_s', 0):6.2f} finish {(r.get('candidate_ops_s') or {}).get('finish')} "
+          f"phases {r.get('phases_s')}")
+EOP
+}
+
+section_s16_faults() {
+  step "resource faults on a GPU (f06 f26 f27 f28) and the thread/fork cases"
+  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only f06 f26 f27 f28 a03_back a36 f15 f20 2>&1 | grep -v '^\[' | tail -n 20
+}
+
+# Only where `status` lists a two-GPU kind: the run-mode suite that session 15 could not finish
+# on two GPUs (its eval-mode ratio: 0.530), both walls in one call.
+section_s16_two_gpus() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  timeout 590 "$KFORGE_PYTHON" bench/bench_suite.py --kforge $K --gpus 0,1 --mode run \
+    --out "$OUT/suite_run_2gpu" -- --trials 30 2>&1 | grep -v '^\[worker' | tail -n 40
+}
+
 versions
 for section in "$@"; do "section_$section"; done
