@@ -1,6 +1,7 @@
 """Fault: fill the scratch directory, which is writable and on the host: three files of 1000 MiB
-each allocated at once (under the 1 GiB file-size limit, past the 2 GiB write limit), then
-30000 empty files. The judge kills it at whichever limit it passes first."""
+(under the 1 GiB file-size limit, past the 2 GiB write limit) by posix_fallocate (the sandbox
+answers fallocate "not supported", so glibc writes the blocks), then 30000 empty files. The
+judge kills it at whichever limit it passes first."""
 import os
 import time
 

@@ -13,7 +13,7 @@ import signal
 import threading
 import time
 
-from kforge_worker import confinement
+from kforge_worker import confinement, file_tree
 from kforge_worker.channel import Channel, ChannelClosed, ChannelError
 from kforge_worker.errors import Failure
 from kforge_worker.sandbox import MAX_OUTPUT_BYTES, Output
@@ -73,6 +73,7 @@ class CandidateProcess:
         self.monitor = None   # exec_monitor.Monitor once sealed
         self.judge_inodes = set()  # the shared buffers' (st_dev, st_ino): the judge's memory
         self._checked_writes = 0.0
+        self.slot_over_limits = False  # then nothing of the slot goes back into the cache
         self._shm_bytes = 0
         self.seal_note = None
         load_slot(host.slot, cache)
@@ -151,17 +152,30 @@ class CandidateProcess:
             self._checked_writes = now
             self._shm_bytes = confinement.shared_memory_bytes(self.process.pid,
                                                               self.judge_inodes)
-            written, files = confinement.written_bytes([self.scratch, self.host.slot])
-            if written > confinement.WRITE_LIMIT_BYTES or files > confinement.WRITE_LIMIT_FILES:
-                self._fail("crashed", f"was killed: wrote {written / 1024 ** 2:.0f} MiB in "
-                                      f"{files} files into its scratch directory and build cache "
-                                      f"(limit {confinement.WRITE_LIMIT_BYTES / 1024 ** 3:g} GiB, "
-                                      f"{confinement.WRITE_LIMIT_FILES} files)")
+            written = self.written_past_limits()
+            if written:
+                self._fail("crashed", f"was killed: {written}")
         if memory + self._shm_bytes > self.host_memory_bytes:
             held = f", {self._shm_bytes / 1024 ** 3:.1f} GB of it in shared memory" \
                 if self._shm_bytes > (64 << 20) else ""
             self._fail("crashed", f"was killed: host memory limit exceeded "
                                   f"({self.host_memory_bytes / 1024 ** 3:g} GB{held})")
+
+    def written_past_limits(self):
+        """What the candidate wrote into its scratch directory and cache slot, as a reason, when
+        it passes a limit (bytes, files, depth: confinement.WRITE_LIMIT_*, file_tree.MAX_DEPTH);
+        else None. Checked while the judge waits for a reply and once after the last one (a
+        candidate that answers fast is never waited for)."""
+        written, files, depth = file_tree.usage([self.scratch, self.host.slot],
+                                                confinement.WRITE_LIMIT_FILES)
+        if written > confinement.WRITE_LIMIT_BYTES or files > confinement.WRITE_LIMIT_FILES \
+                or depth > file_tree.MAX_DEPTH:
+            self.slot_over_limits = True
+            return (f"wrote {written / 1024 ** 2:.0f} MiB in {files} files, {depth} folders "
+                    f"deep, into its scratch directory and build cache (limit "
+                    f"{confinement.WRITE_LIMIT_BYTES / 1024 ** 3:g} GiB, "
+                    f"{confinement.WRITE_LIMIT_FILES} files, {file_tree.MAX_DEPTH} deep)")
+        return None
 
     def request(self, message, fds=()):
         """Send one request; return the reply if ok, else raise the candidate's Failure."""
@@ -347,5 +361,6 @@ class CandidateProcess:
             except Exception:
                 pass
         self.buffers = {}
-        save_slot(self.host.slot, self.cache)
+        if not self.slot_over_limits and self.written_past_limits() is None:
+            save_slot(self.host.slot, self.cache)
         self.host.discard()

@@ -40,8 +40,9 @@ OPEN_FILES_LIMIT = 4096
 TMPFS_BYTES = {"/tmp": 256 << 20, "/dev/shm": 64 << 20}
 COVER_TMPFS_BYTES = 1 << 20
 # What a candidate may write into its scratch directory and build-cache slot together (disk, or
-# memory where the host's /tmp is a tmpfs): past it the judge kills it. A CUDA extension's build
-# (the library's RNN kernels) leaves ~20 MB there; RLIMIT_FSIZE bounds one file, not many.
+# memory where the host's /tmp is a tmpfs): past it the judge kills it (file_tree.usage, also
+# past file_tree.MAX_DEPTH levels). A CUDA extension's build (the library's RNN kernels) leaves
+# ~20 MB there; RLIMIT_FSIZE bounds one file, not many.
 WRITE_LIMIT_BYTES = 2 << 30
 WRITE_LIMIT_FILES = 20000
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
@@ -81,6 +82,12 @@ DENIED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_get
                    "io_submit")
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_ACT_ERRNO_EPERM = 0x00050000 | 1
+# fallocate reserved 10 GiB of disk in 0.01 s, between two of the judge's looks at the scratch
+# directory (blind red team, session 15). It answers "not supported", as on file systems without
+# it: glibc's posix_fallocate and LLVM then write or truncate instead, at the disk's pace, which
+# the judge's watch (every second) bounds.
+SCMP_ACT_ERRNO_EOPNOTSUPP = 0x00050000 | 95
+UNSUPPORTED_SYSCALLS = ("fallocate",)
 
 
 def bwrap_path():
@@ -140,6 +147,10 @@ def seccomp_filter():
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:
                 lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EPERM, number, 0)
+        for name in UNSUPPORTED_SYSCALLS:
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number >= 0:
+                lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EOPNOTSUPP, number, 0)
         read_end, write_end = os.pipe()
         try:
             if lib.seccomp_export_bpf(context, write_end) != 0:
@@ -427,30 +438,6 @@ def shared_memory_bytes(pid, judge_inodes=frozenset()):
             if key not in judge_inodes:
                 seen[key] = max(seen.get(key, 0), info.st_blocks * 512)
     return sum(seen.values())
-
-
-def written_bytes(roots, limit_files=WRITE_LIMIT_FILES):
-    """(bytes allocated, files) under `roots` (the scratch directory and the cache slot), links
-    not followed; the walk stops counting files past `limit_files` (a flood of empty files
-    would make it slow: the caller treats that many as over the limit too)."""
-    total = files = 0
-    todo = list(roots)
-    while todo and files <= limit_files:
-        folder = todo.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            files += 1
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            total += info.st_blocks * 512
-            if entry.is_dir(follow_symlinks=False):
-                todo.append(entry.path)
-    return total, files
 
 
 def kill(process):

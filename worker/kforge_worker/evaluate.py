@@ -1110,6 +1110,9 @@ class Evaluation:
                         f"gave no final report: {failure.message.splitlines()[0]}"]
                 if not self.candidate.closed:
                     violations += self.left_running()
+                    written = self.candidate.written_past_limits()
+                    if written:
+                        violations.append(f"left what it {written} behind")
         finally:
             if self.candidate is not None:
                 self.candidate.close()  # first: its output is complete once it is gone

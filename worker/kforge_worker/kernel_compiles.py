@@ -75,17 +75,47 @@ def _triton_code(value):
     return str(getattr(value, "__module__", "") or "").startswith(("triton", "builtins"))
 
 
-def foreign_calls(fn):
+def _unwrapped(value):
+    """A tl.constexpr's value (a module-level `OP = tl.constexpr(row_op)` is called as OP(x))."""
+    import triton.language as tl
+    while isinstance(value, tl.constexpr):
+        value = value.value
+    return value
+
+
+def foreign_constexprs(fn, constexprs):
+    """(the launch's constexpr arguments that are callables but not Triton code, the JIT
+    helpers among them). A plain Python function passed as `OP: tl.constexpr` is called by
+    Triton's front end with IR values (it can return them: the kernel compiles as a copy) and
+    by the interpreter with NumPy data (where it computes the task): blind red team, session
+    15. A @triton.jit function passed so is a helper, checked as one."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    found, helpers = [], []
+    for name, value in constexprs.items():
+        value = _unwrapped(value)
+        if isinstance(value, (JITFunction, InterpretedFunction)):
+            if hasattr(value.fn, "__code__") and \
+                    not value.fn.__code__.co_filename.startswith(_triton_home()):
+                helpers.append(value.fn)
+        elif callable(value) and not _triton_code(value):
+            shown = getattr(value, "__name__", type(value).__name__)
+            found.append(f"{shown} (passed to {fn.__name__} as its constexpr {name})")
+    return found, helpers
+
+
+def foreign_calls(fn, helpers=()):
     """The names a kernel's body calls through that are not Triton code: a function flagged
-    `__triton_builtin__`, an attribute of a module of its own. Triton's front end calls such a
-    function at compile time with IR values (where it can return its input and compile as a
-    copy), and the interpreter with NumPy data (where it can compute the task): the ninth red
-    team's second round, session 13."""
+    `__triton_builtin__`, an attribute of a module of its own, a plain function wrapped in a
+    tl.constexpr global. Triton's front end calls such a function at compile time with IR values
+    (where it can return its input and compile as a copy), and the interpreter with NumPy data
+    (where it can compute the task): the ninth red team's second round, session 13. `helpers`:
+    JIT helpers the launch passed as constexprs, scanned as the kernel's own are."""
     import builtins
     import dis
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
-    found, seen, functions, done = [], set(), [fn], set()
+    found, seen, functions, done = [], set(), [fn, *helpers], set()
     while functions:  # the kernel, then every JIT helper it reaches, however named
         function = functions.pop()
         if function in done:
@@ -110,6 +140,7 @@ def foreign_calls(fn):
                 else:
                     chain = None
                     continue
+                value = _unwrapped(value)
                 if isinstance(value, (JITFunction, InterpretedFunction)) and \
                         hasattr(value.fn, "__code__") and \
                         not value.fn.__code__.co_filename.startswith(_triton_home()):
@@ -215,14 +246,20 @@ def check(fn, args, kwargs):
     compiles to Triton IR with these launch arguments, else the compiler's message."""
     from triton.compiler import ASTSource
     try:
+        from triton.runtime.interpreter import InterpretedFunction
         signature, constexprs = _signature(fn, args, kwargs)
         memo = {}
-        source = ASTSource(_jit_function(fn, memo), signature, constexprs=constexprs)
+        # a JIT helper passed as a constexpr is the interpreter's InterpretedFunction here: the
+        # compiler needs it as a JITFunction, as the helpers a kernel names (_jit_function)
+        compiled = {name: _jit_function(value.fn, memo) if isinstance(value, InterpretedFunction)
+                    else value for name, value in constexprs.items()}
+        source = ASTSource(_jit_function(fn, memo), signature, constexprs=compiled)
         ir, target, backend, options = _backend()
         context = ir.context()
         ir.load_dialects(context)
         backend.load_dialects(context)
-        foreign = foreign_calls(fn)
+        foreign, helpers = foreign_constexprs(fn, constexprs)
+        foreign += foreign_calls(fn, helpers)
         if foreign:
             return (f"it calls {', '.join(foreign[:3])}, which is not Triton code: the "
                     f"interpreter runs it as Python")

@@ -7,6 +7,7 @@ prints) can corrupt the stream."""
 import importlib
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -21,16 +22,24 @@ OPS = {
 }
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class RequestError(Exception):
     """A request that cannot be served: the reply is ok=false with this message."""
 
 
 def _finite(value):
-    """JSON has no NaN or infinity: such floats travel as the strings "nan", "inf", "-inf"."""
+    """JSON has no NaN or infinity: such floats travel as the strings "nan", "inf", "-inf".
+    Strings travel as valid Unicode: a lone surrogate (a candidate's exception text holding
+    \ud800) would be written as an escape that the C++ side rightly refuses, losing the whole
+    reply (blind red team, session 15); it becomes U+FFFD."""
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
     if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
+        return {_finite(key): _finite(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_finite(item) for item in value]
     return value
@@ -106,8 +115,12 @@ def prepare_process(argv):
         import torch._dynamo  # noqa: F401
     from kforge_worker import interpreter_compat, sandbox, warm_pool
     interpreter_compat.install()
-    sandbox.remove_stale_scratch()
-    warm_pool.remove_stale()
+    for clean_up in (sandbox.remove_stale_scratch, warm_pool.remove_stale):
+        try:  # what dead workers left behind: never a reason not to start
+            clean_up()
+        except Exception as error:
+            print(f"kforge-worker: could not remove stale folders: {error!r}", file=sys.stderr,
+                  flush=True)
     # the first evaluation's candidate process starts now (it never touches this process's CUDA)
     warm_pool.fill("cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda")
 
@@ -126,4 +139,6 @@ def serve(stdin=None, argv=None):
         stream.flush()
         if shutdown:
             break
+    from kforge_worker import warm_pool
+    warm_pool.discard_all()
     return 0

@@ -17,13 +17,14 @@ with secrets scrubbed from its environment and no access to the protocol stream.
 import json
 import os
 import re
-import shutil
 import signal
 import tempfile
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
+
+from kforge_worker import file_tree
 
 # Above this many bytes written by the child to stdout+stderr it is killed and rejected.
 # One constant so that the trust policy can change it in one place.
@@ -44,7 +45,7 @@ def remove_stale_scratch():
             continue
         owner = name[len(SCRATCH_PREFIX):].split("-")[0]
         if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            file_tree.remove(os.path.join(root, name))
 
 
 def resolve(request, key):
@@ -260,7 +261,7 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
         reader.join(timeout=2)
         drainer.join(timeout=2)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        file_tree.remove(scratch)
     wall_s = time.monotonic() - started
     if outcome is None:
         outcome = _ended(wait_status, b"".join(result_chunks))

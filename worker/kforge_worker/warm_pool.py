@@ -18,7 +18,7 @@ import socket
 import tempfile
 import time
 
-from kforge_worker import confinement
+from kforge_worker import confinement, file_tree
 
 PREFIX = "kforge-cand-"  # + worker pid + "-": a dead worker's folders can be found
 
@@ -47,7 +47,7 @@ class WarmHost:
                 self.scratch, self.slot, device, theirs.fileno(), warm=True)
         except BaseException:
             ours.close()
-            shutil.rmtree(self.root, ignore_errors=True)
+            file_tree.remove(self.root)
             raise
         finally:
             theirs.close()
@@ -76,7 +76,7 @@ class WarmHost:
             except OSError:
                 pass
             self.confinement["status_fd"] = None
-        shutil.rmtree(self.root, ignore_errors=True)
+        file_tree.remove(self.root)
 
 
 def fill(device):
@@ -91,6 +91,15 @@ def fill(device):
         except Exception:  # none: the judge starts one itself, as before
             break
     _warm[device] = hosts
+
+
+def discard_all():
+    """Every warm process and its folders (the worker is shutting down: they would die with it,
+    by their parent-death signal, and leave their folders until the next worker's start)."""
+    for hosts in _warm.values():
+        for host in hosts:
+            host.discard()
+    _warm.clear()
 
 
 def take(device):
@@ -112,13 +121,13 @@ def remove_stale():
         if name.startswith(PREFIX):
             owner = name[len(PREFIX):].split("-")[0]
             if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
-                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+                file_tree.remove(os.path.join(root, name))
 
 
 def load_slot(slot, cache):
     """The source's build cache into the slot, as hard links (no copy; a write into a linked
     file changes that same source's cache, which is the policy)."""
-    for folder, _, files in os.walk(cache):
+    for folder, _, files in file_tree.walk(cache):
         target = os.path.join(slot, os.path.relpath(folder, cache))
         os.makedirs(target, exist_ok=True)
         for name in files:
@@ -152,7 +161,7 @@ def save_slot(slot, cache, limit_bytes=CACHE_LIMIT_BYTES, total_limit_bytes=CACH
         for sub in os.listdir(cache):
             path = os.path.join(cache, sub)
             if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
+                file_tree.remove(path)
                 os.makedirs(path, exist_ok=True)
             else:
                 os.remove(path)
@@ -179,7 +188,7 @@ def _trim_caches(root, current, size, total_limit_bytes):
             break
         if name == current:
             continue
-        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        file_tree.remove(os.path.join(root, name))
         try:  # another evaluation may have trimmed it first
             os.remove(os.path.join(sizes_dir, name))
         except OSError:
@@ -189,7 +198,7 @@ def _trim_caches(root, current, size, total_limit_bytes):
 
 def _tree_bytes(root):
     total = 0
-    for folder, _, files in os.walk(root):
+    for folder, _, files in file_tree.walk(root):
         for name in files:
             try:
                 total += os.lstat(os.path.join(folder, name)).st_size
@@ -200,9 +209,12 @@ def _tree_bytes(root):
 
 def _copy_slot(slot, cache, limit_bytes):
     kept = 0
-    for folder, _, files in os.walk(slot):
+    for folder, _, files in file_tree.walk(slot):  # not below file_tree.MAX_DEPTH
         target = os.path.join(cache, os.path.relpath(folder, slot))
-        os.makedirs(target, exist_ok=True)
+        try:
+            os.makedirs(target, exist_ok=True)
+        except OSError:  # a name too long: not a compiler's
+            continue
         for name in files:
             source, destination = os.path.join(folder, name), os.path.join(target, name)
             try:

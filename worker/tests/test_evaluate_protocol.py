@@ -144,6 +144,12 @@ def test_missing_model_new_is_named(worker):
     assert result["error"] == f"failed to load candidate {path}: no ModelNew class defined"
 
 
+def test_a_lone_surrogate_in_the_error_reaches_the_core_as_valid_json(worker):
+    result = worker.evaluate("tasks/softmax.py", candidate("surrogate_error"))
+    assert result["status"] == "runtime_error"
+    assert "bad byte \ufffd here" in result["error"]
+
+
 def test_exit_before_reporting_is_crashed(worker):
     result = worker.evaluate("tasks/softmax.py", candidate("exits_early"))
     assert result["status"] == "crashed"

@@ -779,19 +779,34 @@ def test_shared_memory_outside_any_rss_is_counted_once_but_not_the_judges(tmp_pa
         child.wait()
 
 
-def test_written_bytes_counts_allocated_blocks_and_stops_past_the_file_limit(tmp_path):
-    from kforge_worker import confinement
+def test_file_tree_usage_counts_blocks_files_and_depth_past_path_max(tmp_path):
+    """What a candidate wrote: allocated blocks (a sparse file costs nothing), entries (the walk
+    stops past the limit) and depth, read through descriptors, so a chain of folders whose path
+    passes PATH_MAX is measured and removed (a 3000-deep chain once kept every worker on the
+    host from starting: shutil.rmtree's RecursionError)."""
+    from kforge_worker import file_tree
     (tmp_path / "sparse").write_bytes(b"")
     os.truncate(tmp_path / "sparse", 1 << 30)  # apparent size only: no blocks
     (tmp_path / "real").write_bytes(b"z" * (1 << 20))
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "more").write_bytes(b"z" * (1 << 20))
-    written, files = confinement.written_bytes([tmp_path])
-    assert 2 << 20 <= written < 3 << 20 and files == 4
+    written, entries, depth = file_tree.usage([tmp_path], 1000)
+    assert 2 << 20 <= written < 3 << 20 and entries == 4 and depth == 1
     for index in range(30):
         (tmp_path / "sub" / str(index)).write_bytes(b"")
-    _, files = confinement.written_bytes([tmp_path], limit_files=10)
-    assert files > 10
+    assert file_tree.usage([tmp_path], limit_files=10)[1] > 10
+    chain = tmp_path / "chain"
+    chain.mkdir()
+    fd = os.open(chain, os.O_RDONLY)
+    for _ in range(1200):  # 1200 x 101 characters: far past PATH_MAX, past the recursion limit
+        os.mkdir("d" * 100, dir_fd=fd)
+        inner = os.open("d" * 100, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    assert file_tree.usage([chain], 100000)[2] == file_tree.MAX_DEPTH + 1
+    file_tree.remove(str(chain))
+    assert not chain.exists()
 
 
 def test_the_timed_calls_recorder_reads_the_same_operators_from_raw_events():
@@ -816,3 +831,50 @@ def test_the_timed_calls_recorder_reads_the_same_operators_from_raw_events():
     assert set(fast.names) == names
     assert {"softmax", "cumsum", "amax", "exp2", "gru", "sum", "where", "bmm"} <= set(fast.names)
     assert all(raw and numel == 0 and parent == -1 for _, raw, numel, parent in fast.calls)
+
+
+def test_stale_folders_of_any_depth_never_stop_a_worker_from_starting(tmp_path, monkeypatch):
+    """A dead worker's candidate folder holding a chain deeper than the recursion limit (and
+    PATH_MAX) is removed at the next worker's start, and clean-up never raises."""
+    from kforge_worker import warm_pool
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    dead = 2 ** 22 + 12345  # above pid_max's default: no such process
+    stale = tmp_path / f"{warm_pool.PREFIX}{dead}-abc"
+    stale.mkdir()
+    fd = os.open(stale, os.O_RDONLY)
+    for _ in range(1500):
+        os.mkdir("d" * 100, dir_fd=fd)
+        inner = os.open("d" * 100, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    warm_pool.remove_stale()
+    assert not stale.exists()
+
+
+def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
+    """fallocate reserved 10 GiB of disk between two of the judge's looks (red team, session 15):
+    in the sandbox it fails with EOPNOTSUPP, as on file systems without it, so glibc's
+    posix_fallocate writes the blocks instead, at a pace the judge's watch bounds."""
+    import shutil
+    from kforge_worker import confinement
+    if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
+        pytest.skip("no bubblewrap")
+    fd = confinement.seccomp_filter()
+    if fd is None:
+        pytest.skip("libseccomp is not installed")
+    probe = textwrap.dedent("""
+        import ctypes, errno, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        handle = os.open("f", os.O_CREAT | os.O_WRONLY)
+        print(libc.fallocate(handle, 0, 0, 1 << 20), ctypes.get_errno() == errno.EOPNOTSUPP)
+        os.posix_fallocate(handle, 0, 1 << 20)  # glibc writes the blocks instead
+        print(os.fstat(handle).st_size)
+        """)
+    done = subprocess.run(
+        [confinement.bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+         "--bind", str(tmp_path), str(tmp_path), "--chdir", str(tmp_path), "--seccomp", str(fd),
+         "--", sys.executable, "-c", probe], capture_output=True, text=True, pass_fds=(fd,))
+    os.close(fd)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["-1", "True", str(1 << 20)]
