@@ -878,3 +878,26 @@ def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
     os.close(fd)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["-1", "True", str(1 << 20)]
+
+
+def test_the_calibrated_verdict_bounds_the_relative_error_of_small_outputs():
+    """Where outputs are small, every element can sit inside the absolute tolerance while the
+    whole is 15% off (a54): the calibrated verdict bounds ||c - r64|| / ||r64|| by 4 x the base
+    tolerance (x the widening); outputs of size 1 or more are unaffected."""
+    torch.manual_seed(0)
+    ref64 = torch.rand(4, 4096, dtype=torch.float64) * 3e-5
+    ref32 = ref64.float()
+    sloppy = (ref64 * 1.15).float()
+    comparison = Comparison("calibrated")
+    comparison.add([sloppy], [ref32], [ref64], "set 0")
+    assert not comparison.pass_calibrated and comparison.pass_kernelbench
+    assert "relative L2 error 0.15 vs the fp64 reference, above the 0.0004 allowed" in \
+        comparison.first_failure
+    assert comparison.report()["relative_l2_fp64"] == pytest.approx(0.15, rel=1e-3)
+    judged_by_kernelbench = Comparison("kernelbench")
+    judged_by_kernelbench.add([sloppy], [ref32], [ref64], "set 0")
+    assert judged_by_kernelbench.passed and not judged_by_kernelbench.pass_calibrated
+    large = torch.rand(4, 4096, dtype=torch.float64) + 1.0  # 0.9e-4 relative: passes
+    fine = Comparison("calibrated")
+    fine.add([(large * (1 + 0.9e-4)).float()], [large.float()], [large], "set 0")
+    assert fine.passed and fine.pass_kernelbench
