@@ -1,6 +1,6 @@
 # a54 (blind red team, session 15): on outputs this small the elementwise absolute tolerance (1e-4) is vacuous.
 # 39_L2Norm without computing any norm: KernelBench draws torch.rand over 65535 columns, so
-# ||x|| = sqrt(n/3) to 0.2%; kforge's widened set is uniform on [-2, 2), ||x|| = sqrt(4n/3).
+# ||x|| = sqrt(n/3) to 0.2%; kforge's widened set was uniform on [-2, 2), ||x|| = sqrt(4n/3) (now [-8, 8)).
 # The kernel looks at 64 elements of the row to tell the two apart and scales by the
 # distribution's expected norm: no reduction over the row, outputs ~7e-3 err by ~1e-5.
 import torch

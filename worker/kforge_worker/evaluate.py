@@ -81,16 +81,18 @@ def output_specs(outputs):
 
 
 def widen_values(input_set):
-    """Spreads the task's non-negative float inputs (torch.rand's [0, 1)) over [-2, 2), in
+    """Spreads the task's non-negative float inputs (torch.rand's [0, 1)) over [-8, 8), in
     place, for one checked set: on [0, 1) HardTanh and ReLU are the identity, so a copy kernel
-    passed every set the task draws (blind red team, session 11). Returns the positions of the
-    inputs it changed ([] when none is such: signed draws are left as they are)."""
+    passed every set the task draws (blind red team, session 11), and a HardSigmoid without its
+    clamps at +-3 passed [-2, 2) (session 15); [-8, 8) passes ReLU6's 6 too. Returns the
+    positions of the inputs it changed ([] when none is such: signed draws are left as they
+    are)."""
     import torch
     changed = []
     for position, value in enumerate(input_set):
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() and \
                 bool(value.min() >= 0):
-            value.mul_(4).sub_(2)
+            value.mul_(16).sub_(8)
             changed.append(position)
     return changed
 
@@ -707,7 +709,7 @@ class Evaluation:
                 self.slots = slots
             where = f"input set {index} (seed {seed})"
             if widened:
-                where += f" with inputs {widened} spread from [0, 1) to [-2, 2)"
+                where += f" with inputs {widened} spread from [0, 1) to [-8, 8)"
             got = self.call(slots[index % len(slots)], input_set, where)
             comparison.add(got, want32, want64, where)
             if index == sets - 1:
