@@ -1114,7 +1114,7 @@ class Evaluation:
                     violations += self.left_running()
                     written = self.candidate.written_past_limits()
                     if written:
-                        violations.append(f"left what it {written} behind")
+                        violations.append(f"{written}, found after its last call")
         finally:
             if self.candidate is not None:
                 self.candidate.close()  # first: its output is complete once it is gone
