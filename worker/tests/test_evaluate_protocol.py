@@ -173,11 +173,20 @@ def test_host_memory_limit(worker):
 
 
 def test_constant_output_is_wrong(worker):
-    # Zeros are within tolerance of 1e-6 * x, so only the constant-output check can catch them.
-    result = worker.evaluate(task_file("tiny_scale"), candidate("zeros"), shrink=False,
+    # Ones are within every tolerance of 1 + 1e-6 * x, so only the constant-output check can
+    # catch them.
+    result = worker.evaluate(task_file("offset_tiny_scale"), candidate("ones"), shrink=False,
                              allow_pytorch_only=True)
     assert result["status"] == "wrong_output"
     assert "output does not depend on the input" in result["error"]
+
+
+def test_zeros_for_small_outputs_fail_the_relative_bound(worker):
+    # Zeros are within the elementwise tolerance of 1e-6 * x; the output as a whole is 100% off.
+    result = worker.evaluate(task_file("tiny_scale"), candidate("zeros"), shrink=False,
+                             allow_pytorch_only=True)
+    assert result["status"] == "wrong_output"
+    assert "relative L2 error 1 vs the fp64 reference" in result["error"]
 
 
 def test_cache_keyed_by_address_is_wrong(worker):
