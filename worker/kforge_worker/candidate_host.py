@@ -178,6 +178,8 @@ class Host:
         self.guard.options["allow_pytorch_only"] = request.get("allow_pytorch_only")
         path = request["candidate"]
         self.files[os.path.abspath(path)] = request["display"]
+        from kforge_worker import kernel_compiles
+        kernel_compiles.record_pristine_classes()  # what Triton's classes hold before its import
         try:
             self.module, self.model_new = load_candidate(path, request["display"])
         except LoadError as error:

@@ -75,6 +75,9 @@ class CandidateProcess:
         self._checked_writes = 0.0
         self.slot_over_limits = False  # then nothing of the slot goes back into the cache
         self._shm_bytes = 0
+        # the host's totals when the judge took the process: what they grow by is charged to it
+        self._host_at_start = confinement.host_memory()
+        self._disk_at_start = confinement.disk_space(self.scratch)
         self.seal_note = None
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
@@ -152,6 +155,7 @@ class CandidateProcess:
             self._checked_writes = now
             self._shm_bytes = confinement.shared_memory_bytes(self.process.pid,
                                                               self.judge_inodes)
+            self._check_host()
             written = self.written_past_limits()
             if written:
                 self._fail("crashed", f"was killed: {written}")
@@ -160,6 +164,33 @@ class CandidateProcess:
                 if self._shm_bytes > (64 << 20) else ""
             self._fail("crashed", f"was killed: host memory limit exceeded "
                                   f"({self.host_memory_bytes / 1024 ** 3:g} GB{held})")
+
+    def _check_host(self):
+        """The host's totals (confinement.HOST_MEMORY_FLOOR_BYTES and its neighbours): shared
+        memory grown beyond the judge's own buffers is charged to the candidate (the larger of
+        that and what it is seen to hold); the floors stop it whatever it is charged."""
+        host = confinement.host_memory()
+        if host is not None and self._host_at_start is not None:
+            available, shmem = host
+            # (the peak: a released buffer can stay mapped on the candidate's side a while)
+            judge_shared = self.peak_shared_bytes if self.device == "cpu" else 0
+            self._shm_bytes = max(self._shm_bytes,
+                                  shmem - self._host_at_start[1] - judge_shared)
+            if available < confinement.HOST_MEMORY_FLOOR_BYTES < self._host_at_start[0]:
+                self._fail("crashed", f"was killed: the host's available memory fell to "
+                                      f"{available / 1024 ** 3:.2f} GiB while it ran (floor "
+                                      f"{confinement.HOST_MEMORY_FLOOR_BYTES / 1024 ** 3:g} GiB)")
+        disk = confinement.disk_space(self.scratch)
+        if disk is not None and self._disk_at_start is not None:
+            used, free = disk
+            grown = used - self._disk_at_start[0]
+            if grown > confinement.DISK_GROWTH_LIMIT_BYTES or \
+                    free < confinement.DISK_FLOOR_BYTES < self._disk_at_start[1]:
+                self._fail("crashed", f"was killed: the used space of its scratch directory's "
+                                      f"file system grew by {grown / 1024 ** 3:.1f} GiB while "
+                                      f"it ran ({free / 1024 ** 3:.1f} GiB free; limit "
+                                      f"{confinement.DISK_GROWTH_LIMIT_BYTES / 1024 ** 3:g} GiB, "
+                                      f"floor {confinement.DISK_FLOOR_BYTES / 1024 ** 3:g} GiB)")
 
     def written_past_limits(self):
         """What the candidate wrote into its scratch directory and cache slot, as a reason, when

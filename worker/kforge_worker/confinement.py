@@ -45,6 +45,17 @@ COVER_TMPFS_BYTES = 1 << 20
 # ~20 MB there; RLIMIT_FSIZE bounds one file, not many.
 WRITE_LIMIT_BYTES = 2 << 30
 WRITE_LIMIT_FILES = 20000
+# What no walk or descriptor table shows (a memfd or a deleted file whose only descriptor is in
+# flight on a Unix socket, a detached SysV segment: red team, session 15, round 2) still shows in
+# the host's totals. While a candidate runs, the growth of the host's shared memory (meminfo's
+# Shmem) beyond the judge's own buffers is charged to it, so is the growth of the used space of
+# its scratch directory's file system past DISK_GROWTH_LIMIT_BYTES (the write limit and 1 GiB
+# for what other processes on the host write meanwhile); and it is killed whatever it is charged
+# when the host's available memory or that file system's free space falls below these floors,
+# which keep the judge, the worker and the run directory alive.
+DISK_GROWTH_LIMIT_BYTES = WRITE_LIMIT_BYTES + (1 << 30)
+HOST_MEMORY_FLOOR_BYTES = 1 << 30
+DISK_FLOOR_BYTES = 2 << 30
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 
 # Environment variables passed through when set (never one whose name looks like a secret).
@@ -291,6 +302,10 @@ def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
         args += ["--dev-bind", node, node]
     if os.path.isdir("/dev/dri"):
         args += ["--dev-bind", "/dev/dri", "/dev/dri"]
+    # --dev's own tmpfs is unsized: 4 GiB written into /dev stayed outside every limit (red
+    # team, session 15, round 2). Read-only once its nodes are in place (the nodes still read
+    # and write; /dev/shm is a mount of its own, writable and sized).
+    args += ["--remount-ro", "/dev"]
     args += ["--proc", "/proc"] + _tmpfs("/tmp", TMPFS_BYTES["/tmp"])
     for home in _hidden_homes():
         args += _tmpfs(home, COVER_TMPFS_BYTES)
@@ -395,6 +410,31 @@ def tree_rss_bytes(pid):
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def host_memory():
+    """(MemAvailable, Shmem) of the host in bytes, from /proc/meminfo; None where unreadable."""
+    fields = {}
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                name, _, rest = line.partition(":")
+                if name in ("MemAvailable", "Shmem"):
+                    fields[name] = int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    if len(fields) != 2:
+        return None
+    return fields["MemAvailable"], fields["Shmem"]
+
+
+def disk_space(path):
+    """(used, free) bytes of the file system holding `path`; None where unreadable."""
+    try:
+        info = os.statvfs(path)
+    except OSError:
+        return None
+    return (info.f_blocks - info.f_bfree) * info.f_frsize, info.f_bavail * info.f_frsize
 
 
 def _is_shared_memory(target):

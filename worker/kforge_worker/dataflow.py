@@ -96,12 +96,16 @@ def record():
             return original(self, *args, **kwargs)
         return store
 
-    for name, original in originals.items():
-        setattr(builder, name, wrap(name, original))
+    from kforge_worker import kernel_compiles
+    wrappers = {name: wrap(name, original) for name, original in originals.items()}
+    for name, wrapper in wrappers.items():
+        setattr(builder, name, wrapper)
+    kernel_compiles.HARNESS_PATCHES.update(wrappers.values())  # the recorder's, not a candidate's
     try:
         with _Derivation(flow):
             yield flow
     finally:
+        kernel_compiles.HARNESS_PATCHES.difference_update(wrappers.values())
         for name, original in originals.items():
             setattr(builder, name, original)
 

@@ -80,19 +80,26 @@ def output_specs(outputs):
             for item in items]
 
 
-def widen_values(input_set):
-    """Spreads the task's non-negative float inputs (torch.rand's [0, 1)) over [-8, 8), in
-    place, for one checked set: on [0, 1) HardTanh and ReLU are the identity, so a copy kernel
-    passed every set the task draws (blind red team, session 11), and a HardSigmoid without its
-    clamps at +-3 passed [-2, 2) (session 15); [-8, 8) passes ReLU6's 6 too. Returns the
-    positions of the inputs it changed ([] when none is such: signed draws are left as they
-    are)."""
+# How the last checked sets spread the task's non-negative float inputs (torch.rand's [0, 1)),
+# in place (widen_values): the last set over [-8, 8), the one before over [0, 8). On [0, 1)
+# HardTanh and ReLU are the identity, so a copy kernel passed every set the task draws (blind
+# red team, session 11); a HardSigmoid without its clamps at +-3 passed [-2, 2), and a HardTanh
+# clamping only where a block held a negative (the widened set's mark) passed [-8, 8) (session
+# 15); [0, 8) has no negatives and passes 1, 3 and 6.
+WIDENINGS = {"signed": (16, 8, "[-8, 8)"), "positive": (8, 0, "[0, 8)")}
+
+
+def widen_values(input_set, widening="signed"):
+    """Spreads the non-negative float inputs of `input_set` as WIDENINGS[widening] says.
+    Returns the positions of the inputs it changed ([] when none is such: signed draws are left
+    as they are)."""
     import torch
+    scale, shift, _ = WIDENINGS[widening]
     changed = []
     for position, value in enumerate(input_set):
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() and \
                 bool(value.min() >= 0):
-            value.mul_(16).sub_(8)
+            value.mul_(scale).sub_(shift)
             changed.append(position)
     return changed
 
@@ -691,14 +698,17 @@ class Evaluation:
             else:
                 input_set = self.make_inputs(self.next_seed())
             seed = self.result["seeds"][-1] if index else self.result["seeds"][0]
-            widened = index == sets - 1 and index > 0 and widen_values(input_set)
+            widening = "signed" if index == sets - 1 and index > 0 else \
+                "positive" if index == sets - 2 and index > 0 else None
+            widened = widening and widen_values(input_set, widening)
             want32, want64 = self.expected(self.reference, input_set)
             if widened and not all_finite(want32):  # a log, a sqrt: the task's domain is [0, 1)
                 input_set = self.make_inputs(self.next_seed())
                 seed, widened = self.result["seeds"][-1], False
                 want32, want64 = self.expected(self.reference, input_set)
             if widened:
-                self.result["widened_set"] = {"index": index, "inputs": widened}
+                self.result.setdefault("widened_sets", []).append(
+                    {"index": index, "inputs": widened, "range": WIDENINGS[widening][2]})
             if slots is None:
                 self.lean = self.device == "cuda" and (
                     tensor_bytes(input_set) + tensor_bytes(want32) > LEAN_SET_BYTES)
@@ -709,7 +719,7 @@ class Evaluation:
                 self.slots = slots
             where = f"input set {index} (seed {seed})"
             if widened:
-                where += f" with inputs {widened} spread from [0, 1) to [-8, 8)"
+                where += f" with inputs {widened} spread from [0, 1) to {WIDENINGS[widening][2]}"
             got = self.call(slots[index % len(slots)], input_set, where)
             comparison.add(got, want32, want64, where)
             if index == sets - 1:

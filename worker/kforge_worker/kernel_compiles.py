@@ -104,6 +104,85 @@ def foreign_constexprs(fn, constexprs):
     return found, helpers
 
 
+def computed_callees(function):
+    """The calls in `function`'s source whose callee is computed rather than named: a call's
+    result (`getattr(ops, NAME)(x)`), a subscript, or a local variable assigned in the body.
+    Triton's front end resolves such a callee at compile time and calls whatever it finds, with
+    IR values, while the interpreter calls it with NumPy data (red team, session 15, round 2).
+    A named callee (a global, a parameter, an attribute chain on one) is checked by name."""
+    import ast
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return []
+    assigned = {target.id for node in ast.walk(tree)
+                for target in ast.walk(node) if isinstance(node, (ast.Assign, ast.AugAssign,
+                                                                  ast.AnnAssign, ast.For,
+                                                                  ast.With, ast.NamedExpr))
+                and isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        base = node.func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name) and not (base is node.func and base.id in assigned):
+            continue
+        found.append(f"{ast.unparse(node.func)[:60]} (a callee computed in "
+                     f"{function.__name__})")
+    return found
+
+
+_PRISTINE_CLASSES = {}
+# The functions kforge's own recorder (provenance.record) sets on the interpreter's classes for
+# the length of a checked call
+HARNESS_PATCHES = set()
+
+
+def record_pristine_classes():
+    """What triton.language's classes hold right before the candidate's import (the candidate
+    host's `load`: after kforge's own interpreter shims are in place)."""
+    _PRISTINE_CLASSES.clear()
+    _PRISTINE_CLASSES.update(_class_attributes())
+
+
+def patched_triton_classes():
+    """Attributes of triton.language's classes added or replaced since record_pristine_classes
+    by something that is not Triton's own code: a method added to tl.tensor at import runs as
+    Python under the interpreter when a kernel calls x.method() (red team, session 15, round
+    2). Triton's interpreter replaces some while kernels run: its code is Triton's."""
+    if not _PRISTINE_CLASSES:
+        return []
+    found = []
+    for (owner, name), value in _class_attributes().items():
+        if _PRISTINE_CLASSES.get((owner, name), patched_triton_classes) is value or \
+                any(value is patch for patch in HARNESS_PATCHES):
+            continue
+        parts = [value.fget, value.fset, value.fdel] if isinstance(value, property) else \
+            [value.__func__] if isinstance(value, (staticmethod, classmethod)) else \
+            [value] if callable(value) else []
+        # (Python's own slots, object.__repr__: the interpreter's patch scope puts inherited
+        # ones back as the class's own when it restores them)
+        if all(_triton_code(part) or getattr(part, "__objclass__", None) in (object, type)
+               for part in parts if part is not None):
+            continue
+        found.append(f"{owner.__name__}.{name} (set on Triton's class by the candidate)")
+    return found
+
+
+def _class_attributes():
+    """{(class, attribute name): value} of every class triton.language and Triton's
+    interpreter define (the interpreter's TensorHandle does a kernel's arithmetic on the CPU)."""
+    import triton.language as tl
+    from triton.runtime import interpreter
+    classes = {value for module in (tl, tl.core, interpreter) for value in vars(module).values()
+               if isinstance(value, type) and str(value.__module__).startswith(
+                   ("triton.language", "triton.runtime.interpreter"))}
+    return {(owner, name): value for owner in classes for name, value in vars(owner).items()}
+
+
 def foreign_calls(fn, helpers=()):
     """The names a kernel's body calls through that are not Triton code: a function flagged
     `__triton_builtin__`, an attribute of a module of its own, a plain function wrapped in a
@@ -149,7 +228,8 @@ def foreign_calls(fn, helpers=()):
                     seen.add(chain)
                     if not _triton_code(value):
                         found.append(f"{chain} (in {function.__name__})")
-    return found
+        found += computed_callees(function)
+    return found + patched_triton_classes()
 
 
 def _signature(fn, args, kwargs):
