@@ -697,9 +697,11 @@ EOP
 }
 
 section_s16_faults() {
-  step "resource faults on a GPU (f06 f26 f27 f28) and the thread/fork cases"
-  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
-    --only f06 f26 f27 f28 a03_back a36 f15 f20 2>&1 | grep -v '^\[' | tail -n 20
+  step "session 15's faults and attacks on a GPU (resources, deep trees, surrogates, Triton"
+  step "classes and constexpr callables) and the thread/fork cases"
+  timeout 420 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only f06 f26 f27 f28 f29 f30 f31 f32 f33 a53 a54 a55 a03_back a36 f15 f20 2>&1 |
+    grep -v '^\[' | tail -n 36
 }
 
 # Only where `status` lists a two-GPU kind: the run-mode suite that session 15 could not finish
