@@ -83,6 +83,9 @@ def _unwrapped(value):
     return value
 
 
+_PLAIN_CONSTEXPRS = (int, float, bool, str, bytes, type(None))
+
+
 def foreign_constexprs(fn, constexprs):
     """(the launch's constexpr arguments that are callables but not Triton code, the JIT
     helpers among them). A plain Python function passed as `OP: tl.constexpr` is called by
@@ -92,8 +95,18 @@ def foreign_constexprs(fn, constexprs):
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
     found, helpers = [], []
-    for name, value in constexprs.items():
+    items = list(constexprs.items())
+    while items:
+        name, value = items.pop()
         value = _unwrapped(value)
+        if isinstance(value, (tuple, list)):  # a tuple of constexprs: each element is one
+            items += [(f"{name}[{index}]", item) for index, item in enumerate(value)]
+            continue
+        if not callable(value) and not isinstance(value, _PLAIN_CONSTEXPRS) and \
+                not str(type(value).__module__).startswith("triton"):
+            found.append(f"an object of class {type(value).__name__} (passed to {fn.__name__} "
+                         f"as its constexpr {name}: its methods run as Python)")
+            continue
         if isinstance(value, (JITFunction, InterpretedFunction)):
             if hasattr(value.fn, "__code__") and \
                     not value.fn.__code__.co_filename.startswith(_triton_home()):
@@ -125,13 +138,19 @@ def computed_callees(function):
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        base = node.func
-        while isinstance(base, ast.Attribute):
-            base = base.value
-        if isinstance(base, ast.Name) and not (base is node.func and base.id in assigned):
-            continue
-        found.append(f"{ast.unparse(node.func)[:60]} (a callee computed in "
-                     f"{function.__name__})")
+        callee = node.func
+        if isinstance(callee, ast.Name):
+            computed = callee.id in assigned
+        elif isinstance(callee, ast.Attribute):
+            # a method of a value (x.to(...), (a + b).to(...)) is its class's: Triton's, checked
+            # by patched_triton_classes; an attribute of what getattr found is not
+            computed = any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and
+                           inner.func.id == "getattr" for inner in ast.walk(callee.value))
+        else:  # a call's result, a subscript, a lambda
+            computed = True
+        if computed:
+            found.append(f"{ast.unparse(callee)[:60]} (a callee computed in "
+                         f"{function.__name__})")
     return found
 
 

@@ -901,3 +901,31 @@ def test_the_calibrated_verdict_bounds_the_relative_error_of_small_outputs():
     fine = Comparison("calibrated")
     fine.add([(large * (1 + 0.9e-4)).float()], [large.float()], [large], "set 0")
     assert fine.passed and fine.pass_kernelbench
+
+
+def test_computed_callees_allow_methods_of_values_and_refuse_getattr_and_locals():
+    """A kernel may call methods of its values (x.to(...).to(...), (a / b).to(...): the class is
+    Triton's, checked by patched_triton_classes); a callee that getattr found, a subscript or a
+    local variable is computed, and refused (a55_getattr_callee)."""
+    import types
+    from kforge_worker import kernel_compiles
+    source = textwrap.dedent("""
+        def kernel(x, y, OPS, NAME):
+            z = x.to(int).to(float) + (x / y).to(float)
+            f = OPS
+            a = getattr(OPS, NAME)(x)
+            b = getattr(OPS, NAME).inner(x)
+            c = OPS[0](x)
+            return f(z), a, b, c, max(x, y)
+        """)
+    scope = {}
+    path = os.path.join(os.path.dirname(__file__), "_computed_callees_probe.py")
+    with open(path, "w") as handle:
+        handle.write(source)
+    try:
+        exec(compile(source, path, "exec"), scope)
+        found = kernel_compiles.computed_callees(scope["kernel"])
+    finally:
+        os.remove(path)
+    shown = sorted(text.split(" (")[0] for text in found)
+    assert shown == ["OPS[0]", "f", "getattr(OPS, NAME)", "getattr(OPS, NAME).inner"]
