@@ -682,8 +682,8 @@ section_s16_legit() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   local dir=/tmp/kforge-legit16
   legit_suite_dir $dir
-  step "every legitimate candidate, suite eval on GPU 0 (no task shares the GPU)"
-  timeout 420 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 \
+  step "every legitimate candidate, suite eval on GPU 0 (no task shares the GPU), 30 trials"
+  timeout 420 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
     --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
   suite_verdicts $dir/suite
   "$KFORGE_PYTHON" - $dir/suite <<'EOP'

@@ -9,6 +9,8 @@ Two verdicts per comparison:
 NaN in a candidate's output never passes."""
 
 
+import math
+
 import torch
 
 K_REFERENCE = 4.0       # a candidate may be this many times as far off as the fp32 reference
@@ -116,6 +118,7 @@ class Comparison:
         self.sets = 0
         self.fp64_reliable = True
         self._fp64_missing = False
+        self._own_outputs = 0  # outputs compared on sets of the task's own draw
 
     @property
     def passed(self):
@@ -140,8 +143,9 @@ class Comparison:
             return False
         return True
 
-    def add(self, candidate, ref32, ref64, where):
-        """Compare host tensors of one input set. `where` names the input set in messages."""
+    def add(self, candidate, ref32, ref64, where, spread=False):
+        """Compare host tensors of one input set. `where` names the input set in messages;
+        `spread`: the set's inputs were spread beyond the task's own draw (evaluate.WIDENINGS)."""
         self.sets += 1
         self._fp64_missing = ref64 is ref32
         if self._fp64_missing:  # no float64 reference ran: the fp32 one stands in
@@ -149,9 +153,9 @@ class Comparison:
         if not self.check_structure(candidate, ref32, where):
             return
         for index, (got, want32, want64) in enumerate(zip(candidate, ref32, ref64)):
-            self._add_output(index, len(candidate), got, want32, want64, where)
+            self._add_output(index, len(candidate), got, want32, want64, where, spread)
 
-    def _add_output(self, index, count, got, want32, want64, where):
+    def _add_output(self, index, count, got, want32, want64, where, spread=False):
         if not got.is_floating_point():
             if not torch.equal(got, want32.to(got.device)):
                 self._fail(f"output {index} ({where}): integer output differs from the "
@@ -161,23 +165,24 @@ class Comparison:
         device = compare_device(got)
         flat = [item.detach().reshape(-1) for item in (got, want32, want64)]
 
-        def widened(start, end):
+        def chunk(start, end):
             # a chunk to the compare device in its stored dtype, then widened there
             return [item[start:end].to(device).to(torch.float64) for item in flat]
-        self._compare(index, count, list(got.shape), got.numel(), widened, base, where)
+        self._compare(index, count, list(got.shape), got.numel(), chunk, base, where, spread)
 
-    def _compare(self, index, count, shape, numel, widened, base, where):
-        """Both verdicts over the output, chunk by chunk (`widened(start, end)` gives a chunk of
+    def _compare(self, index, count, shape, numel, chunk, base, where, spread=False):
+        """Both verdicts over the output, chunk by chunk (`chunk(start, end)` gives a chunk of
         candidate, fp32 and fp64 reference in float64): a first pass for the reference's own
         error (the widening needs its maximum over the whole output), the errors and the
-        kernelbench verdict, a second pass for the calibrated verdict."""
+        kernelbench verdict, a second pass for the calibrated verdict. `spread`: the set's inputs
+        were spread beyond the task's own draw."""
         chunks = _chunks(numel)
         ratio, has_nan, kernelbench, units32 = 0.0, False, True, 0.0
         max32 = max64 = max_own = 0.0
         sum32 = sum64 = 0.0
         squares_err64 = squares_ref64 = 0.0
         for start, end in chunks:
-            got64, ref32, ref64 = widened(start, end)
+            got64, ref32, ref64 = chunk(start, end)
             own = (ref32 - ref64).abs()
             if own.numel():
                 squares_err64 += float(((got64 - ref64) ** 2).sum())
@@ -197,7 +202,15 @@ class Comparison:
             del got64, ref32, ref64, own
         kernelbench = kernelbench and not has_nan
         scale = max(1.0, self.k * ratio) if ratio == ratio else float("inf")
-        if scale > MAX_SCALE:
+        # A spread set (inputs in [0, 8) or [-8, 8)) can take the fp32 reference far from fp64
+        # where the task's own draws do not: cuDNN's TF32 LSTM reached 98 units on 37_LSTMCn's
+        # c_n (H100, session 16), and the fallback below then held an exact candidate to 1e-4 of
+        # the TF32 output. Where the task's own sets found fp64 reliable, the spread set keeps the
+        # fp64 reference with its own (larger) widening; only a non-finite one falls back.
+        fp64_trusted = scale <= MAX_SCALE or (
+            spread and self._own_outputs and self.fp64_reliable and not self._fp64_missing and
+            math.isfinite(scale))
+        if not fp64_trusted:
             self.fp64_reliable = False
             calibrated = kernelbench
         else:
@@ -205,29 +218,31 @@ class Comparison:
             for start, end in chunks:
                 if not calibrated:
                     break
-                got64, ref32, ref64 = widened(start, end)
+                got64, ref32, ref64 = chunk(start, end)
                 calibrated = bool(((got64 - ref64).abs()
                                    <= scale * (base + base * ref64.abs())).all())
                 del got64, ref32, ref64
         relative = (squares_err64 / squares_ref64) ** 0.5 if squares_ref64 > 0 else 0.0
         allowed_relative = REL_L2_UNITS * scale * base
         # (without an fp64 reference the calibrated verdict is the kernelbench one, as before)
-        whole = scale > MAX_SCALE or has_nan or self._fp64_missing or \
+        whole = not fp64_trusted or has_nan or self._fp64_missing or \
             not relative > allowed_relative
-        if numel:
+        if numel and not spread:  # timed calls draw as the task does: held to its own sets
+            self._own_outputs += 1
             self.units32 = _max(self.units32, units32)
             self.allowed_units = _max(self.allowed_units,
                                       (scale if scale <= MAX_SCALE else 1.0) + ratio)
+        if numel:
             self.max_abs_err = _max(self.max_abs_err, max32)
             self.max_abs_err_fp64 = _max(self.max_abs_err_fp64, max64)
             self.reference_err_fp64 = _max(self.reference_err_fp64, max_own)
             self._mean_sum += sum32 / numel
             self._mean64_sum += sum64 / numel
             self._compared += 1
-            if scale <= MAX_SCALE and squares_ref64 > 0:
+            if fp64_trusted and squares_ref64 > 0:
                 self.relative_l2_fp64 = _max(self.relative_l2_fp64, relative)
         # The widened absolute term; the base one where fp64 could not be used.
-        self.tolerance = max(self.tolerance, scale * base if scale <= MAX_SCALE else base)
+        self.tolerance = max(self.tolerance, scale * base if fp64_trusted else base)
         if calibrated and not whole:
             calibrated = False
             if self.precision == "calibrated":
@@ -240,18 +255,18 @@ class Comparison:
                            f"small (rms {rms:.3g})", calibrated=True, kernelbench=not kernelbench)
                 return
         if not (calibrated if self.precision == "calibrated" else kernelbench):
-            if self.precision == "calibrated" and scale <= MAX_SCALE:
-                text = self._describe(index, count, shape, numel, widened, 2, scale, base,
+            if self.precision == "calibrated" and fp64_trusted:
+                text = self._describe(index, count, shape, numel, chunk, 2, scale, base,
                                       where, "fp64 reference")
             else:
-                text = self._describe(index, count, shape, numel, widened, 1, 1.0, base,
+                text = self._describe(index, count, shape, numel, chunk, 1, 1.0, base,
                                       where, "fp32 reference")
             self._fail(text, calibrated=not calibrated, kernelbench=not kernelbench)
         else:
             self.pass_calibrated &= calibrated
             self.pass_kernelbench &= kernelbench
 
-    def _describe(self, index, count, shape, numel, widened, against_index, scale, base, where,
+    def _describe(self, index, count, shape, numel, chunk, against_index, scale, base, where,
                   against):
         """The first-failure text: how many elements are outside the tolerance, the worst one
         (the largest excess; NaN counts as infinite), max and mean error; chunk by chunk."""
@@ -259,7 +274,7 @@ class Comparison:
         worst = None  # (excess, flat index, got, want, err, allowed)
         max_err, sum_err = 0.0, 0.0
         for start, end in _chunks(numel):
-            values = widened(start, end)
+            values = chunk(start, end)
             got, want = values[0], values[against_index]
             err = (got - want).abs()
             allowed = scale * (base + base * want.abs())

@@ -721,7 +721,7 @@ class Evaluation:
             if widened:
                 where += f" with inputs {widened} spread from [0, 1) to {WIDENINGS[widening][2]}"
             got = self.call(slots[index % len(slots)], input_set, where)
-            comparison.add(got, want32, want64, where)
+            comparison.add(got, want32, want64, where, spread=bool(widened))
             if index == sets - 1:
                 launches = self.last_call.get("launches") or {}
                 if self.device == "cpu" and isinstance(launches, dict):

@@ -903,6 +903,36 @@ def test_the_calibrated_verdict_bounds_the_relative_error_of_small_outputs():
     assert fine.passed and fine.pass_kernelbench
 
 
+def test_a_spread_set_keeps_the_fp64_reference_when_the_tasks_own_sets_trusted_it():
+    """Spread inputs ([0, 8), [-8, 8)) can take a TF32 reference 100+ units from fp64 (cuDNN's
+    LSTM c_n on 37_LSTMCn, H100): an exact candidate must still pass there, as on the task's own
+    sets, and a wrong one still fail. Outside spread sets (or where fp64 was never reliable) a
+    widening above MAX_SCALE falls back to the fp32 reference as before."""
+    from kforge_worker.correctness import MAX_SCALE
+    torch.manual_seed(0)
+    own = torch.rand(2, 512, dtype=torch.float64) + 1.0
+    noisy = torch.rand(2, 512, dtype=torch.float64) * 30 - 15  # c_n-like, |c| up to 15
+    tf32 = (noisy * (1 + 3e-3 * torch.randn_like(noisy))).float()  # ~300 units off fp64
+    scale = 4 * float(((tf32.double() - noisy).abs() / (1e-4 + 1e-4 * noisy.abs())).max())
+    assert scale > MAX_SCALE
+    exact = noisy.float()
+
+    def judged(spread, candidate, first=True):
+        comparison = Comparison("calibrated")
+        if first:  # a set of the task's own draw: fp64 reliable
+            comparison.add([own.float()], [own.float()], [own], "set 0")
+        comparison.add([candidate], [tf32], [noisy], "set 4", spread=spread)
+        return comparison
+
+    passed = judged(True, exact)
+    assert passed.passed and passed.fp64_reliable, passed.first_failure
+    assert passed.units32 < 1 and passed.allowed_units < 2  # timed calls: the task's own sets
+    wrong = judged(True, (noisy * 1.2).float())
+    assert not wrong.passed and "fp64 reference" in wrong.first_failure
+    assert not judged(False, exact).passed  # the task's own set: the fallback, as before
+    assert not judged(True, exact, first=False).fp64_reliable
+
+
 def test_computed_callees_allow_methods_of_values_and_refuse_getattr_and_locals():
     """A kernel may call methods of its values (x.to(...).to(...), (a / b).to(...): the class is
     Triton's, checked by patched_triton_classes); a callee that getattr found, a subscript or a
