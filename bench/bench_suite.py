@@ -166,9 +166,11 @@ def measure(args, mode, work, gpus, pairs):
     if args.warmup:
         run_suite(args.kforge, mode, tasks, cands, work / mode / "warmup", all_gpus, args.extra,
                   args.device)
-    runs = {"1": run_suite(args.kforge, mode, tasks, cands, work / mode / "one", gpus[0],
-                           args.extra, args.device)}
-    if len(gpus) > 1:
+    runs = {}
+    if args.walls in ("both", "one"):
+        runs["1"] = run_suite(args.kforge, mode, tasks, cands, work / mode / "one", gpus[0],
+                              args.extra, args.device)
+    if len(gpus) > 1 and args.walls in ("both", "many"):
         runs[str(len(gpus))] = run_suite(args.kforge, mode, tasks, cands, work / mode / "many",
                                          all_gpus, args.extra, args.device)
     ids = {}
@@ -178,7 +180,8 @@ def measure(args, mode, work, gpus, pairs):
                       "statuses": {s: sum(1 for t in run["suite"]["tasks"] if t["status"] == s)
                                    for s in sorted({t["status"] for t in run["suite"]["tasks"]})},
                       "per_gpu": tasks_per_gpu(run["suite"])}
-    rows = overheads(work / mode / "one", runs["1"]["suite"]) if mode == "eval" else []
+    rows = overheads(work / mode / "one", runs["1"]["suite"]) if mode == "eval" and "1" in runs \
+        else []
     return {"mode": mode, "tasks": names, "runs": runs, "ids": ids, "rows": rows}
 
 
@@ -240,6 +243,9 @@ def main():
     parser.add_argument("--min-tasks", type=int, default=16, help="fill each suite to this many")
     parser.add_argument("--kforge", default=str(ROOT / "build" / "kforge"))
     parser.add_argument("--warmup", action="store_true", help="a warm-up suite on all GPUs first")
+    parser.add_argument("--walls", default="both", choices=("both", "one", "many"),
+                        help="both walls, or one of them: where one device call cannot hold both "
+                        "(run-mode on 2 GPUs: ~400 + ~210 s), the other runs in the next call")
     parser.add_argument("--device", default="cuda", help="cpu: a smoke run of this script only "
                         "(shrunk shapes, no timings: the figures mean nothing)")
     parser.add_argument("--only", default="", help="only tasks whose name contains this")

@@ -725,5 +725,19 @@ section_s16_two_gpus() {
   cp /tmp/kforge-2gpu/suite_run_2gpu.* "$OUT"/ 2>/dev/null || echo "(not finished: call again)"
 }
 
+# Session 17 and later, where `status` lists a two-GPU kind: the same run-mode suite as above, each
+# wall in a call of its own and in the foreground. Session 16 found the machine given back between
+# two calls of s16_two_gpus twice (the second call started bare, the detached bench gone), so no
+# wall may depend on the next call. `many` first (~210 s on 2 x H100), then `one` (~400 s) on the
+# same machine if it is still held; each copies its report to $OUT. Unpack the build cache first.
+section_s17_two_gpus_many() { two_gpu_wall many; }
+section_s17_two_gpus_one() { two_gpu_wall one; }
+two_gpu_wall() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "suite run --provider library over tasks/ (16 tasks), wall: $1"
+  timeout 560 "$KFORGE_PYTHON" bench/bench_suite.py --kforge $K --gpus 0,1 --mode run \
+    --walls "$1" --out "$OUT/suite_run_$1" -- --trials 30 2>&1 | grep -v '^\[worker' | tail -n 40
+}
+
 versions
 for section in "$@"; do "section_$section"; done
