@@ -3,7 +3,10 @@ once; a dispatch mode pushed at import computes the softmax when the harness cop
 into its shared buffer, after the end event (a27's trick, run on the CPU too). The events time
 nothing. Honest in the first six calls (the checked ones: five input sets and the alternative
 shape), so that only the timing can catch it. On the CPU the hidden work (the interpreter's ~3 ms) was far inside the old host-clock
-allowance (20 ms per call): `ok` with a fake speed-up. The calibrated cross-check sees it."""
+allowance (20 ms per call): `ok` with a fake speed-up. The calibrated cross-check sees it.
+The hidden work is four softmaxes: one (2.5 ms under the interpreter on a fast CPU) sat barely
+past the CPU's 2 ms scheduler margin (calibration.CPU_MARGIN_MS) and was charged 0.3 ms, so the
+case tested the machine's speed, not the check (session 16)."""
 import torch
 import torch.nn as nn
 import triton
@@ -40,6 +43,8 @@ class _LateWork(TorchDispatchMode):
             source = _PENDING.pop(args[1].data_ptr(), None)
             if source is not None:
                 # (the mode is off while its handler runs: the kernel's own ops pass by)
+                for _ in range(3):
+                    _softmax(source)
                 return func(args[0], _softmax(source), **kwargs)
         return func(*args, **kwargs)
 

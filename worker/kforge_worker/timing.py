@@ -32,6 +32,20 @@ from kforge_worker.seeding import seed_forward
 # the H100) kforge read a 2-launch candidate 40% slower than KernelBench's loop in the same
 # process (bench/parity/host_probe.py, H100, 2026-11-25).
 KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
+# The warm-up calls before a timed block stop once they have taken this much host time (after
+# one call at least): a whole discarded block (round 0 of evaluate's timing) follows them anyway.
+# A host-bound reference (cuDNN's GRU, ~60 ms a call on the H100) spent 0.6 s of every
+# evaluation per runner on its 10 calls; a GPU-bound one returns at once and still queues all 10.
+WARMUP_WALL_S = 0.1
+
+
+def warm_up(fns, count):
+    """Up to `count` calls of `fns` in turn, fewer past WARMUP_WALL_S of host time."""
+    began = time.perf_counter()
+    for index in range(count):
+        fns[index % len(fns)]()
+        if time.perf_counter() - began > WARMUP_WALL_S:
+            break
 
 
 def l2_flush_buffer(device):
@@ -199,8 +213,7 @@ def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None
 
 def _block(fns, flush, warmup, sink, after, seed, event, synchronize):
     with torch.no_grad():
-        for index in range(warmup):
-            fns[index % len(fns)]()
+        warm_up(fns, warmup)
         synchronize()
         samples = []
         began = time.perf_counter()

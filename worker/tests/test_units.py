@@ -959,3 +959,23 @@ def test_computed_callees_allow_methods_of_values_and_refuse_getattr_and_locals(
         os.remove(path)
     shown = sorted(text.split(" (")[0] for text in found)
     assert shown == ["OPS[0]", "f", "getattr(OPS, NAME)", "getattr(OPS, NAME).inner"]
+
+
+def test_warm_up_calls_stop_after_their_host_time_budget():
+    """A slow (host-bound) runner's warm-up stops past timing.WARMUP_WALL_S, after one call at
+    least; a fast one makes every call asked for; none asked, none made."""
+    import time as clock
+    from kforge_worker import timing
+    calls = []
+
+    def slow():
+        calls.append("slow")
+        clock.sleep(timing.WARMUP_WALL_S * 0.6)
+    timing.warm_up([slow], 10)
+    assert len(calls) == 2
+    calls.clear()
+    timing.warm_up([lambda: calls.append("a"), lambda: calls.append("b")], 5)
+    assert calls == ["a", "b", "a", "b", "a"]
+    calls.clear()
+    timing.warm_up([slow], 0)
+    assert calls == []
