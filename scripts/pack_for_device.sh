@@ -4,11 +4,25 @@
 # are left to the target (it must be at least as new: checked on the device in its first call).
 # It also carries bubblewrap and libseccomp (the candidate's confinement, docs/trust.md): the GPU
 # box has neither; `source .carry/env.sh` there sets KFORGE_BWRAP and the library path.
-# Usage: scripts/pack_for_device.sh [build-dir]   → .carry/bin/kforge, .carry/lib/*.so*
+# Usage: scripts/pack_for_device.sh [build-dir]   → .carry/bin/kforge, .carry/lib/*.so*,
+#        .carry/kb (KernelBench levels 1 and 3), .carry/build_cache.tgz kept
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+# A build cache made on the device (gpu_proof.sh s15_prebuild: $OUT/build_cache.tgz) survives a
+# repack: without it a fresh device builds each RNN kernel with nvcc (51-61 s each).
+cache=$(mktemp -d)
+[ -f .carry/build_cache.tgz ] && mv .carry/build_cache.tgz "$cache/"
 rm -rf .carry && mkdir -p .carry/bin .carry/lib
+[ -f "$cache/build_cache.tgz" ] && mv "$cache/build_cache.tgz" .carry/
+rmdir "$cache" 2>/dev/null || true
+# The public KernelBench files the corpora and gpu_proof.sh name (the device has no ../shared;
+# tests/run_corpora.py looks in .carry/kb).
+for level in level1 level3; do
+  if [ -d ../shared/kernelbench/$level ]; then
+    mkdir -p .carry/kb && cp -r ../shared/kernelbench/$level .carry/kb/
+  fi
+done
 cp "$build/kforge" .carry/bin/
 strip .carry/bin/kforge  # debug info would take the carry over the device's 64 MiB
 bwrap=$(command -v bwrap || true)
