@@ -1,7 +1,8 @@
-"""How far a TF32 LSTM (as cuDNN computes it on a GPU with allow_tf32) is from fp64 on the task's
-own inputs and on the spread input sets (evaluate.WIDENINGS), in the calibrated verdict's units
-(|ref32 - ref64| / (1e-4 + 1e-4 |ref64|), max over elements; the widening is 4x that). Runs on
-the CPU: the TF32 operand rounding is emulated (round to nearest even, 10 mantissa bits).
+"""How far a TF32 RNN reference (as cuDNN computes it on a GPU with allow_tf32) is from fp64 on
+the task's own inputs and on the spread input sets (evaluate.WIDENINGS), in the calibrated
+verdict's units (|ref32 - ref64| / (1e-4 + 1e-4 |ref64|), max over elements; the widening is 4x
+that). Runs on the CPU: cuDNN's TF32 operand rounding is bench_rnn_tf32.py's emulation ("rne"),
+the fp64 reference the judge's own (evaluate.to_float64).
 
 Session 16 found the library's exact LSTM kernel `wrong_output` on 37_LSTMCn on the H100: cuDNN's
 TF32 c_n on the [0, 8) set went past correctness.MAX_SCALE (100) and the verdict fell back to
@@ -11,59 +12,50 @@ TF32 c_n on the [0, 8) set went past correctness.MAX_SCALE (100) and the verdict
 """
 
 import argparse
-import importlib.util
+import os
+import sys
 
-import torch
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "worker"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import torch  # noqa: E402
+
+import bench_rnn_tf32 as tf32  # noqa: E402
+from kforge_worker.correctness import output_list  # noqa: E402
+from kforge_worker.evaluate import (FORWARD_SEED, WIDENINGS, seed_all, to_float64,  # noqa: E402
+                                    widen_values, widened_values)
+from kforge_worker.task_loader import load_task  # noqa: E402
 
 
-def round_tf32(x):
-    bits = x.contiguous().view(torch.int32)
-    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & ~0x1FFF
-    return bits.view(torch.float32)
-
-
-def lstm_cells(model, x, h0, c0, dtype, tf32):
-    """The stack's final cell states, step by step, operands rounded to TF32 when asked."""
-    rnn, rounded = model.lstm, (round_tf32 if tf32 else (lambda value: value))
-    layer_input, cells = x.to(dtype), []
-    for layer in range(rnn.num_layers):
-        w_ih = getattr(rnn, f"weight_ih_l{layer}").detach().to(dtype)
-        w_hh = getattr(rnn, f"weight_hh_l{layer}").detach().to(dtype)
-        bias = (getattr(rnn, f"bias_ih_l{layer}") + getattr(rnn, f"bias_hh_l{layer}")).detach()
-        gates_in = rounded(layer_input) @ rounded(w_ih).T + bias.to(dtype)
-        h, c, outputs = h0[layer].to(dtype), c0[layer].to(dtype), []
-        for step in range(layer_input.shape[1]):
-            gates = gates_in[:, step] + rounded(h) @ rounded(w_hh).T
-            i, f, g, o = gates.chunk(4, 1)
-            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-            h = torch.sigmoid(o) * torch.tanh(c)
-            outputs.append(h)
-        layer_input = torch.stack(outputs, 1)
-        cells.append(c)
-    return torch.stack(cells)
+def units(ref32, ref64):
+    """The fp32 reference's own error in allclose units, the largest over outputs."""
+    return max(float(((a.double() - b).abs() / (1e-4 + 1e-4 * b.abs())).max())
+               for a, b in zip(ref32, ref64))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="tasks/37_LSTMCn.py")
+    parser.add_argument("--task", default=os.path.join(ROOT, "tasks", "37_LSTMCn.py"))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    spec = importlib.util.spec_from_file_location("task", args.task)
-    task = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(task)
+    task = load_task(args.task)
     torch.manual_seed(args.seed)
-    with torch.no_grad():
-        model = task.Model(*task.get_init_inputs())
-        for name, scale, shift in (("[0, 1) (the task's)", 1, 0), ("[0, 8)", 8, 0),
-                                   ("[-8, 8)", 16, 8)):
-            x, h0, c0 = [value * scale - shift for value in task.get_inputs()]
-            ref64 = lstm_cells(model, x, h0, c0, torch.float64, False)
-            for tf32 in (False, True):
-                ref32 = lstm_cells(model, x, h0, c0, torch.float32, tf32).double()
-                units = float(((ref32 - ref64).abs() / (1e-4 + 1e-4 * ref64.abs())).max())
-                print(f"{name:20} {'tf32' if tf32 else 'fp32':5} max |c| "
-                      f"{float(ref64.abs().max()):7.3f}  own error {units:8.3f} units  "
-                      f"widening {max(1.0, 4 * units):8.2f}")
+    model = task.model_class(*task.init_inputs())
+    model64 = to_float64(model, "cpu")
+    for widening in (None, "positive", "signed"):
+        inputs = task.inputs()
+        if widening:
+            widen_values(inputs, widening)
+        seed_all(FORWARD_SEED)
+        with torch.no_grad():
+            ref64 = output_list(model64(*widened_values(inputs, "cpu")), "fp64")
+        shown = WIDENINGS[widening][2] if widening else "[0, 1) (the task's)"
+        for name, ref32 in (("fp32", tf32.run(model, inputs)),
+                            ("tf32", tf32.emulated_outputs(model, inputs, "rne"))):
+            own = units(ref32, ref64)
+            print(f"{shown:20} {name:5} max |out| {max(float(r.abs().max()) for r in ref64):7.3f}"
+                  f"  own error {own:8.3f} units  widening {max(1.0, 4 * own):8.2f}")
 
 
 if __name__ == "__main__":
