@@ -907,7 +907,7 @@ class Evaluation:
         if warmup:
             warm = [clone_values(s, self.device) for s in sets] if mutates else sets
             with self.torch.no_grad():
-                timing.warm_up([runner(values) for values in warm], warmup)
+                timing.warm_up_calls([runner(values) for values in warm], warmup)
             warm = None
         inputs = [clone_values(s, self.device) for s in sets] if mutates else sets
 

@@ -39,7 +39,7 @@ KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
 WARMUP_WALL_S = 0.1
 
 
-def warm_up(fns, count):
+def warm_up_calls(fns, count):
     """Up to `count` calls of `fns` in turn, fewer past WARMUP_WALL_S of host time."""
     began = time.perf_counter()
     for index in range(count):
@@ -213,7 +213,7 @@ def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None
 
 def _block(fns, flush, warmup, sink, after, seed, event, synchronize):
     with torch.no_grad():
-        warm_up(fns, warmup)
+        warm_up_calls(fns, warmup)
         synchronize()
         samples = []
         began = time.perf_counter()

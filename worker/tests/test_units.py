@@ -971,11 +971,11 @@ def test_warm_up_calls_stop_after_their_host_time_budget():
     def slow():
         calls.append("slow")
         clock.sleep(timing.WARMUP_WALL_S * 0.6)
-    timing.warm_up([slow], 10)
+    timing.warm_up_calls([slow], 10)
     assert len(calls) == 2
     calls.clear()
-    timing.warm_up([lambda: calls.append("a"), lambda: calls.append("b")], 5)
+    timing.warm_up_calls([lambda: calls.append("a"), lambda: calls.append("b")], 5)
     assert calls == ["a", "b", "a", "b", "a"]
     calls.clear()
-    timing.warm_up([slow], 0)
+    timing.warm_up_calls([slow], 0)
     assert calls == []
