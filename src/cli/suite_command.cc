@@ -22,6 +22,7 @@
 #include "store/run_store.h"
 #include "suite/budgeted_provider.h"
 #include "suite/fast_p.h"
+#include "suite/running_slot.h"
 #include "suite/suite_journal.h"
 #include "suite/suite_merge.h"
 #include "suite/suite_progress.h"
@@ -162,9 +163,15 @@ int run_suite(const Options& options, std::string_view mode) {
   pool_options->log_dir = dir / "logs";
   std::filesystem::create_directories(pool_options->log_dir, error);
   std::vector<std::unique_ptr<eval::WorkerPool>> pools;
-  for (int gpu : slot_gpus) {
+  for (std::size_t i = 0; i < slot_gpus.size(); ++i) {
     eval::PoolOptions slot = *pool_options;
+    int gpu = slot_gpus[i];
     slot.gpus = gpu >= 0 ? std::vector<int>{gpu} : std::vector<int>{};
+    // Every slot's pool numbers its worker 0: one log folder per slot keeps their logs apart.
+    if (slot_gpus.size() > 1) {
+      slot.log_dir /= fmt::format("slot-{}", i);
+      std::filesystem::create_directories(slot.log_dir, error);
+    }
     pools.push_back(eval::make_worker_pool(slot));
   }
 
@@ -257,9 +264,10 @@ int run_suite(const Options& options, std::string_view mode) {
   } else {
     auto provider_config = load_provider_config(options);
     if (!provider_config) return fail_with(kExitUsage, provider_config.error());
-    // The library provider reads a task's structure through the first slot's pool.
+    // The library provider reads a task's structure through the running task's slot's worker.
     auto made = make_provider(*provider_config, [&pools](const std::filesystem::path& task) {
-      return task::inspect_task(*pools.front(), task, true);
+      eval::WorkerPool* running = suite::RunningSlot::pool();
+      return task::inspect_task(running ? *running : *pools.front(), task, true);
     });
     if (!made) return fail_with(kExitEnvironment, made.error());
     provider = std::move(*made);
@@ -275,6 +283,7 @@ int run_suite(const Options& options, std::string_view mode) {
     task_config->prompts_dir = std::filesystem::absolute(prompts_dir).string();
     apply_provider_strategy(provider_config->api, *task_config);
     drive.work = [&](const suite::SuiteTask& task, std::size_t slot) {
+      suite::RunningSlot running(*pools[slot]);
       suite::Spend task_spend({0, config->task_budget_usd, 0}, now_s);
       suite::BudgetedProvider budgeted(
           *provider, suite_spend, task_spend,

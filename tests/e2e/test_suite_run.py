@@ -51,6 +51,19 @@ def test_library_provider_over_two_tasks(tmp_path):
     assert journal_rows(suite_dir / "journal.jsonl") == ["gelu", "softmax"]
 
 
+def test_library_provider_on_two_slots_uses_each_slots_own_worker(tmp_path):
+    # `--gpus 0,0` on the CPU: two slots, a worker each. The library provider inspects each task
+    # through the worker of the slot running it (the first slot's made the second wait).
+    suite_dir = tmp_path / "suite"
+    result = run_kforge(suite_run(suite_dir, ["gelu.py", "softmax.py"], "--provider", "library",
+                                  "--gpus", "0,0"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "tasks: 2 done of 2, 2 correct" in result.stdout
+    assert "2 slot(s)" in result.stderr
+    for slot in (0, 1):
+        assert (suite_dir / "logs" / f"slot-{slot}" / "worker-0.log").exists()
+
+
 def test_suite_token_budget_stops_then_resume_finishes(tmp_path):
     server = FakeModelServer([{"match": "", "reply": code_reply("gelu_flat"),
                                "usage": {"prompt_tokens": 300, "completion_tokens": 200}}])
