@@ -12,8 +12,10 @@ shapes"). Every evaluation is the full harness: correctness on 5 fresh input set
 checks, timing against eager (and, in eval, torch.compile and CUDA graph).
 
 Targets (issue 15): overhead per candidate <= 1.5 s on the RNN tasks; on 2 GPUs a suite in
-<= 0.55x the single-GPU wall time. With --warmup, a suite runs first on all GPUs (Triton, CUDA
-and inductor caches, the page cache), so that neither measured run pays for the first compile.
+<= 0.55x the single-GPU wall time. By default each measured run starts from caches of its own
+(inductor and Triton empty, the candidates' build cache a copy of KFORGE_BUILD_CACHE), so that
+neither wall profits from the other's compiles. With --warmup, a suite runs first on all GPUs and
+every run shares its caches (and the page cache): neither pays for the first compile.
 
     python3 bench/bench_suite.py --gpus 0,1 --mode both --warmup --out docs/bench/suite_h200x2_DATE
     python3 bench/bench_suite.py --gpus 0 --mode eval      # one GPU: the phases only
@@ -113,7 +115,7 @@ class Utilisation:
                 for gpu, s in sorted(self.samples.items()) if s}
 
 
-def run_suite(kforge, mode, tasks, cands, suite_dir, gpus, extra, device="cuda"):
+def run_suite(kforge, mode, tasks, cands, suite_dir, gpus, extra, device="cuda", cold=True):
     args = [kforge, "suite", mode, "--tasks", ",".join(map(str, tasks)), "--device", device,
             "--gpus", gpus,
             "--suite-dir", str(suite_dir), *extra]
@@ -124,9 +126,26 @@ def run_suite(kforge, mode, tasks, cands, suite_dir, gpus, extra, device="cuda")
     if device == "cpu":
         args.append("--shrink")
     print("$", " ".join(args), flush=True)
+    # The judges' torch.compile baselines and Triton's kernels compile into caches of this wall's
+    # own, empty at its start: a wall run after another would otherwise find the first one's
+    # compiles (2 x H100: conv2d_relu_bias 15.2 s cold, 5.2 s warm), and the ratio would say
+    # which wall ran first. Candidates compile in caches of their own anyway (confinement.py).
+    # The candidates' per-source build caches (confinement.build_cache) likewise start from a
+    # copy of the given one (KFORGE_BUILD_CACHE: the carried CUDA builds of the RNN kernels).
+    env = dict(os.environ)
+    if not cold:  # --warmup: every run shares the caches the warm-up filled
+        env = None
+    caches = suite_dir.parent / f"{suite_dir.name}_cache"
+    for name, folder in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TRITON_CACHE_DIR", "triton")):
+        if env is not None:
+            env[name] = str(caches / folder)
+    builds = os.environ.get("KFORGE_BUILD_CACHE")
+    if env is not None and builds and os.path.isdir(builds):
+        shutil.copytree(builds, caches / "builds", symlinks=True)
+        env["KFORGE_BUILD_CACHE"] = str(caches / "builds")
     started = time.perf_counter()
     with Utilisation() as utilisation:
-        result = subprocess.run(args, text=True, stdout=subprocess.PIPE)
+        result = subprocess.run(args, text=True, stdout=subprocess.PIPE, env=env)
     wall = time.perf_counter() - started
     print(result.stdout, flush=True)
     if result.returncode not in (0, 1):  # 1: some task not ok (a suite still ends)
@@ -165,14 +184,15 @@ def measure(args, mode, work, gpus, pairs):
     all_gpus = ",".join(gpus)
     if args.warmup:
         run_suite(args.kforge, mode, tasks, cands, work / mode / "warmup", all_gpus, args.extra,
-                  args.device)
+                  args.device, cold=False)
     runs = {}
     if args.walls in ("both", "one"):
         runs["1"] = run_suite(args.kforge, mode, tasks, cands, work / mode / "one", gpus[0],
-                              args.extra, args.device)
+                              args.extra, args.device, cold=not args.warmup)
     if len(gpus) > 1 and args.walls in ("both", "many"):
         runs[str(len(gpus))] = run_suite(args.kforge, mode, tasks, cands, work / mode / "many",
-                                         all_gpus, args.extra, args.device)
+                                         all_gpus, args.extra, args.device,
+                                         cold=not args.warmup)
     ids = {}
     for count, run in runs.items():
         seen = [t["id"] for t in run["suite"]["tasks"]]
