@@ -86,22 +86,73 @@ def output_specs(outputs):
 # red team, session 11); a HardSigmoid without its clamps at +-3 passed [-2, 2), and a HardTanh
 # clamping only where a block held a negative (the widened set's mark) passed [-8, 8) (session
 # 15); [0, 8) has no negatives and passes 1, 3 and 6.
-WIDENINGS = {"signed": (16, 8, "[-8, 8)"), "positive": (8, 0, "[0, 8)")}
+# Both are also sprinkled: one element in SPRINKLE_EVERY (at least SPRINKLE_MIN, or all) takes a
+# magnitude from a binade of [2^-24, 2^10) drawn uniformly, either sign on the signed set, so
+# values beyond +-8 and values a uniform draw meets about once in a million (below 2^-20) are met
+# at any size (session 16: a LeakyReLU clamped to [-8, 8] and a HardSigmoid wrong below 2^-20
+# passed).
+# name: (scale, shift, range as reported, sprinkled: None, "signed" or "positive")
+WIDENINGS = {"signed": (16, 8, "[-8, 8)", "signed"), "positive": (8, 0, "[0, 8)", "positive"),
+             "signed_unsprinkled": (16, 8, "[-8, 8)", None),
+             "positive_unsprinkled": (8, 0, "[0, 8)", None),
+             "signed_mild": (4, 2, "[-2, 2)", None), "positive_mild": (2, 0, "[0, 2)", None)}
+# Where the reference's outputs are not finite on a spread set (an exp, a cumprod of 1024 terms
+# of [0, 8), a log of a negative), the milder spreads are tried in this order, each on a fresh
+# draw, before a plain set; the result's notes name every spread given up (session 16: a cumprod
+# of min(|x|, 1) passed where both spreads overflowed and plain sets were drawn silently).
+MILDER = {"signed": ("signed_unsprinkled", "signed_mild", "positive_mild"),
+          "positive": ("positive_unsprinkled", "positive_mild")}
+SPRINKLE_EVERY = 64
+SPRINKLE_MIN = 256
+SPRINKLE_BINADES = (-24, 10)
 
 
-def widen_values(input_set, widening="signed"):
-    """Spreads the non-negative float inputs of `input_set` as WIDENINGS[widening] says.
-    Returns the positions of the inputs it changed ([] when none is such: signed draws are left
-    as they are)."""
+def widening_label(widening):
+    scale, shift, label, sprinkled = WIDENINGS[widening]
+    if not sprinkled:
+        return label
+    low, high = SPRINKLE_BINADES
+    sign = "+-" if sprinkled == "signed" else ""
+    return f"{label}, 1 in {SPRINKLE_EVERY} elements {sign}[2^{low}, 2^{high})"
+
+
+def widen_values(input_set, widening="signed", seed=0):
+    """Spreads the non-negative float inputs of `input_set` as WIDENINGS[widening] says (the
+    sprinkle's positions and values drawn from `seed`). Returns the positions of the inputs it
+    changed ([] when none is such: signed draws are left as they are)."""
     import torch
-    scale, shift, _ = WIDENINGS[widening]
+    scale, shift, _, sprinkled = WIDENINGS[widening]
     changed = []
     for position, value in enumerate(input_set):
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() and \
                 bool(value.min() >= 0):
             value.mul_(scale).sub_(shift)
+            if sprinkled:
+                sprinkle(value, seed + position, signed=sprinkled == "signed")
             changed.append(position)
     return changed
+
+
+def sprinkle(value, seed, signed=True):
+    """Sets one element in SPRINKLE_EVERY of `value` (at least SPRINKLE_MIN, or every one) to
+    (+-) 2^e x m, e uniform over SPRINKLE_BINADES, m in [1, 2), in place, at positions drawn with
+    replacement. Indices, not a mask: a few percent of the tensor's bytes on top of it, whatever
+    its size."""
+    import torch
+    flat = value.view(-1) if value.is_contiguous() else None
+    if flat is None:
+        return
+    generator = torch.Generator(device=value.device).manual_seed(seed)
+    count = min(flat.numel(), max(SPRINKLE_MIN, flat.numel() // SPRINKLE_EVERY))
+    where = torch.randint(flat.numel(), (count,), generator=generator, device=value.device)
+    low, high = SPRINKLE_BINADES
+    exponent = torch.randint(low, high, (count,), generator=generator, device=value.device)
+    mantissa = 1 + torch.rand(count, generator=generator, device=value.device)
+    drawn = torch.ldexp(mantissa, exponent.to(torch.float32))
+    if signed:
+        drawn = drawn * (torch.randint(0, 2, (count,), generator=generator,
+                                       device=value.device) * 2 - 1)
+    flat[where] = drawn.to(flat.dtype)
 
 
 def all_finite(outputs):
@@ -700,15 +751,14 @@ class Evaluation:
             seed = self.result["seeds"][-1] if index else self.result["seeds"][0]
             widening = "signed" if index == sets - 1 and index > 0 else \
                 "positive" if index == sets - 2 and index > 0 else None
-            widened = widening and widen_values(input_set, widening)
+            widened = widening and widen_values(input_set, widening, seed)
             want32, want64 = self.expected(self.reference, input_set)
-            if widened and not all_finite(want32):  # a log, a sqrt: the task's domain is [0, 1)
-                input_set = self.make_inputs(self.next_seed())
-                seed, widened = self.result["seeds"][-1], False
-                want32, want64 = self.expected(self.reference, input_set)
+            if widened and not all_finite(want32):  # an exp, a cumprod, a log: milder, or plain
+                input_set, want32, want64, seed, widening, widened = self.milder_set(
+                    index, widening)
             if widened:
                 self.result.setdefault("widened_sets", []).append(
-                    {"index": index, "inputs": widened, "range": WIDENINGS[widening][2]})
+                    {"index": index, "inputs": widened, "range": widening_label(widening)})
             if slots is None:
                 self.lean = self.device == "cuda" and (
                     tensor_bytes(input_set) + tensor_bytes(want32) > LEAN_SET_BYTES)
@@ -719,7 +769,7 @@ class Evaluation:
                 self.slots = slots
             where = f"input set {index} (seed {seed})"
             if widened:
-                where += f" with inputs {widened} spread from [0, 1) to {WIDENINGS[widening][2]}"
+                where += f" with inputs {widened} spread from [0, 1) to {widening_label(widening)}"
             got = self.call(slots[index % len(slots)], input_set, where)
             comparison.add(got, want32, want64, where, spread=bool(widened))
             if index == sets - 1:
@@ -750,6 +800,27 @@ class Evaluation:
             raise Failure("wrong_output", comparison.first_failure)
         self.checked_units = comparison.units32
         self.checked_allowed = comparison.allowed_units
+
+    def milder_set(self, index, widening):
+        """Checked set `index` after the reference's outputs were not finite on its `widening`:
+        the MILDER spreads in turn, each on a fresh draw, else a plain draw; the notes name what
+        was given up. Returns (inputs, want32, want64, seed, widening, widened positions)."""
+        given_up = [widening_label(widening)]
+        for milder in MILDER[widening] + (None,):
+            seed = self.next_seed()
+            input_set = self.make_inputs(seed)
+            widened = milder and widen_values(input_set, milder, seed)
+            want32, want64 = self.expected(self.reference, input_set)
+            if not widened or all_finite(want32):
+                break
+            given_up.append(widening_label(milder))
+            input_set = want32 = want64 = None
+        self.result.setdefault("notes", []).append(
+            f"input set {index}: the reference's outputs were not finite with its inputs spread "
+            f"to {'; to '.join(given_up)}; " + (
+                f"spread to {widening_label(milder)} instead" if widened else
+                "drawn as the task draws them instead (no spread set)"))
+        return input_set, want32, want64, seed, milder, widened
 
     def generalization(self):
         """Correct at one alternative shape set too, or the shapes are hard-coded. The sets are

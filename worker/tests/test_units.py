@@ -979,3 +979,61 @@ def test_warm_up_calls_stop_after_their_host_time_budget():
     calls.clear()
     timing.warm_up_calls([slow], 0)
     assert calls == []
+
+
+def test_the_spread_sets_meet_large_and_rare_values_of_either_sign():
+    # Session 16's blind red team: nothing beyond +-8 and nothing below 2^-20 was ever drawn,
+    # so a LeakyReLU clamped to [-8, 8] and a HardSigmoid wrong below 2^-20 passed.
+    import torch
+    from kforge_worker.evaluate import SPRINKLE_MIN, widen_values
+    signed = [torch.rand(4096), torch.randn(8), torch.arange(3)]
+    assert widen_values(signed, "signed", seed=7) == [0]  # randn and integers left as drawn
+    x = signed[0]
+    assert bool((x > 8).any()) and bool((x < -8).any()) and x.abs().max() < 2 ** 11
+    assert bool(((x.abs() < 2 ** -20) & (x != 0)).any())
+    again = [torch.rand(4096)]
+    widen_values(again, "signed", seed=7)
+    assert torch.equal(again[0].abs() > 8, x.abs() > 8)  # positions and values from the seed
+    positive = [torch.rand(4096)]
+    widen_values(positive, "positive", seed=8)
+    assert bool((positive[0] >= 0).all()) and bool((positive[0] > 8).any())
+    small = [torch.rand(2, 24)]  # a shrunk task: at least SPRINKLE_MIN draws, here every element
+    widen_values(small, "signed", seed=9)
+    assert SPRINKLE_MIN > 48 and bool((small[0].abs() > 8).any())
+    plain = [torch.rand(4096)]
+    widen_values(plain, "signed_unsprinkled", seed=7)
+    assert bool((plain[0].abs() <= 8).all())
+
+
+def test_a_spread_set_the_reference_overflows_on_is_replaced_by_a_milder_one_and_named():
+    # A cumprod of 1024 terms overflows on [-8, 8) and on [0, 8); drawing a plain [0, 1) set
+    # instead, silently, let a cumprod of min(|x|, 1) pass (session 16).
+    import torch
+    from kforge_worker import evaluate
+    evaluation = evaluate.Evaluation({"task_path": "unused.py", "candidate_path": "unused.py",
+                                      "device": "cpu"}, "/tmp", 0.0)
+    evaluation.result["seeds"] = []
+    evaluation.reference = None
+
+    def make_inputs(seed):
+        evaluation.result["seeds"].append(seed)
+        return [torch.rand(4, 1024, generator=torch.Generator().manual_seed(seed % 2 ** 32))]
+
+    evaluation.make_inputs = make_inputs
+    evaluation.expected = lambda model, inputs: ([inputs[0].cumprod(1)],
+                                                 [inputs[0].double().cumprod(1)])
+    inputs, want32, _, seed, widening, widened = evaluation.milder_set(4, "signed")
+    assert widening in ("signed_mild", "positive_mild") and widened == [0]
+    assert evaluate.all_finite(want32) and seed == evaluation.result["seeds"][-1]
+    assert bool((inputs[0] > 1).any())  # where min(|x|, 1) is wrong
+    note = evaluation.result["notes"][-1]
+    assert note.startswith("input set 4: the reference's outputs were not finite with its "
+                           "inputs spread to [-8, 8), 1 in 64 elements +-[2^-24, 2^10)")
+    assert "spread to [-2, 2) instead" in note or "spread to [0, 2) instead" in note
+    # Where even the mildest spread overflows: a plain set, and the note says so.
+    evaluation.expected = lambda model, inputs: (
+        [inputs[0].exp() * (torch.inf if bool((inputs[0] > 1).any()) else 1)], [inputs[0]])
+    _, want32, _, _, widening, widened = evaluation.milder_set(3, "positive")
+    assert widening is None and not widened and evaluate.all_finite(want32)
+    assert evaluation.result["notes"][-1].endswith(
+        "to [0, 8); to [0, 2); drawn as the task draws them instead (no spread set)")
