@@ -146,12 +146,13 @@ def sprinkle(value, seed, signed=True):
     count = min(flat.numel(), max(SPRINKLE_MIN, flat.numel() // SPRINKLE_EVERY))
     where = torch.randint(flat.numel(), (count,), generator=generator, device=value.device)
     low, high = SPRINKLE_BINADES
-    exponent = torch.randint(low, high, (count,), generator=generator, device=value.device)
+    exponent = torch.randint(low, high, (count,), generator=generator, device=value.device,
+                             dtype=torch.int32)
     mantissa = 1 + torch.rand(count, generator=generator, device=value.device)
     drawn = torch.ldexp(mantissa, exponent.to(torch.float32))
     if signed:
-        drawn = drawn * (torch.randint(0, 2, (count,), generator=generator,
-                                       device=value.device) * 2 - 1)
+        drawn = drawn * (torch.randint(0, 2, (count,), generator=generator, device=value.device,
+                                       dtype=torch.int32) * 2 - 1)
     flat[where] = drawn.to(flat.dtype)
 
 
