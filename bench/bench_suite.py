@@ -202,7 +202,21 @@ def measure(args, mode, work, gpus, pairs):
                       "per_gpu": tasks_per_gpu(run["suite"])}
     rows = overheads(work / mode / "one", runs["1"]["suite"]) if mode == "eval" and "1" in runs \
         else []
-    return {"mode": mode, "tasks": names, "runs": runs, "ids": ids, "rows": rows}
+    return {"mode": mode, "tasks": names, "runs": runs, "ids": ids, "rows": rows,
+            "machine": machine(work / mode, runs)}
+
+
+def machine(root, runs):
+    """The device and versions a suite run's tasks recorded (run.json), for the report's head."""
+    for count, run in runs.items():
+        for task in run["suite"]["tasks"]:
+            path = root / ("one" if count == "1" else "many") / (task.get("run_dir") or "-") / \
+                "run.json"
+            if path.exists():
+                record = json.loads(path.read_text())
+                return {"device": (record.get("device") or {}).get("name"),
+                        "versions": record.get("versions") or {}}
+    return {}
 
 
 def report(args, gpus, results):
@@ -210,9 +224,9 @@ def report(args, gpus, results):
              ""]
     device = versions = None
     for result in results:
-        for row in result["rows"]:
-            device = device or row["device"]
-            versions = versions or row["versions"]
+        for row in result["rows"] + [result.get("machine") or {}]:
+            device = device or row.get("device")
+            versions = versions or row.get("versions")
     lines.append(f"- device: {device or '?'} x {len(gpus)} (GPUs {args.gpus}); versions: "
                  f"{json.dumps(versions or {})}")
     for result in results:
