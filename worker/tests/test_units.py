@@ -989,17 +989,28 @@ def test_the_spread_sets_meet_large_and_rare_values_of_either_sign():
     signed = [torch.rand(4096), torch.randn(8), torch.arange(3)]
     assert widen_values(signed, "signed", seed=7) == [0]  # randn and integers left as drawn
     x = signed[0]
-    assert bool((x > 8).any()) and bool((x < -8).any()) and x.abs().max() < 2 ** 11
+    assert bool((x > 1024).any()) and bool((x < -1024).any()) and x.abs().max() < 2 ** 21
     assert bool(((x.abs() < 2 ** -20) & (x != 0)).any())
+    assert bool((x == 0).any()) and bool(torch.signbit(x[x == 0]).any())  # -0 too
     again = [torch.rand(4096)]
     widen_values(again, "signed", seed=7)
     assert torch.equal(again[0].abs() > 8, x.abs() > 8)  # positions and values from the seed
+    # The task's own [0, 1) with sprinkles only: few large values (a share-of-large-values
+    # detector sees a plain set), while [0, 8) has no telltale value at all.
+    sprinkled = [torch.rand(1 << 16)]
+    widen_values(sprinkled, "sprinkled", seed=8)
+    share = float((sprinkled[0].abs() > 3).float().mean())
+    assert 0 < share < 1 / 64 and bool((sprinkled[0] < 0).any())
     positive = [torch.rand(4096)]
     widen_values(positive, "positive", seed=8)
-    assert bool((positive[0] >= 0).all()) and bool((positive[0] > 8).any())
+    assert bool((positive[0] >= 0).all()) and bool((positive[0] <= 8).all())
+    assert float((positive[0] > 3).float().mean()) > 0.5
     small = [torch.rand(2, 24)]  # a shrunk task: at least SPRINKLE_MIN draws, here every element
     widen_values(small, "signed", seed=9)
     assert SPRINKLE_MIN > 48 and bool((small[0].abs() > 8).any())
+    half = [torch.rand(4096, dtype=torch.float16)]
+    widen_values(half, "signed", seed=10)
+    assert bool(torch.isfinite(half[0]).all()) and bool((half[0].abs() > 4096).any())
     plain = [torch.rand(4096)]
     widen_values(plain, "signed_unsprinkled", seed=7)
     assert bool((plain[0].abs() <= 8).all())
@@ -1028,7 +1039,8 @@ def test_a_spread_set_the_reference_overflows_on_is_replaced_by_a_milder_one_and
     assert bool((inputs[0] > 1).any())  # where min(|x|, 1) is wrong
     note = evaluation.result["notes"][-1]
     assert note.startswith("input set 4: the reference's outputs were not finite with its "
-                           "inputs spread to [-8, 8), 1 in 64 elements +-[2^-24, 2^10)")
+                           "inputs spread to [-8, 8), 1 in 64 elements +-0 or +-[2^-24, 2^20)"
+                           "; to [-8, 8); ")
     assert "spread to [-2, 2) instead" in note or "spread to [0, 2) instead" in note
     # Where even the mildest spread overflows: a plain set, and the note says so.
     evaluation.expected = lambda model, inputs: (
@@ -1037,3 +1049,7 @@ def test_a_spread_set_the_reference_overflows_on_is_replaced_by_a_milder_one_and
     assert widening is None and not widened and evaluate.all_finite(want32)
     assert evaluation.result["notes"][-1].endswith(
         "to [0, 8); to [0, 2); drawn as the task draws them instead (no spread set)")
+    _, _, _, _, widening, widened = evaluation.milder_set(2, "sprinkled")
+    assert widening is None and evaluation.result["notes"][-1].endswith(
+        "[0, 1), 1 in 64 elements +-0 or +-[2^-24, 2^20); drawn as the task draws them instead "
+        "(no spread set)")
