@@ -9,8 +9,12 @@ RunningSlot::RunningSlot(eval::WorkerPool& pool) : previous_(running_pool) {
   running_pool = &pool;
 }
 
-RunningSlot::~RunningSlot() { running_pool = previous_; }
+RunningSlot::~RunningSlot() {
+  running_pool = previous_;
+}
 
-eval::WorkerPool* RunningSlot::pool() { return running_pool; }
+eval::WorkerPool* RunningSlot::pool() {
+  return running_pool;
+}
 
 }  // namespace kforge::suite
