@@ -132,17 +132,8 @@ def run_suite(kforge, mode, tasks, cands, suite_dir, gpus, extra, device="cuda",
     # which wall ran first. Candidates compile in caches of their own anyway (confinement.py).
     # The candidates' per-source build caches (confinement.build_cache) likewise start from a
     # copy of the given one (KFORGE_BUILD_CACHE: the carried CUDA builds of the RNN kernels).
-    env = dict(os.environ)
-    if not cold:  # --warmup: every run shares the caches the warm-up filled
-        env = None
-    caches = suite_dir.parent / f"{suite_dir.name}_cache"
-    for name, folder in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TRITON_CACHE_DIR", "triton")):
-        if env is not None:
-            env[name] = str(caches / folder)
-    builds = os.environ.get("KFORGE_BUILD_CACHE")
-    if env is not None and builds and os.path.isdir(builds):
-        shutil.copytree(builds, caches / "builds", symlinks=True)
-        env["KFORGE_BUILD_CACHE"] = str(caches / "builds")
+    # --warmup (not cold): every run shares the caches the warm-up filled.
+    env = own_caches(suite_dir.parent / f"{suite_dir.name}_cache") if cold else None
     started = time.perf_counter()
     with Utilisation() as utilisation:
         result = subprocess.run(args, text=True, stdout=subprocess.PIPE, env=env)
@@ -152,6 +143,19 @@ def run_suite(kforge, mode, tasks, cands, suite_dir, gpus, extra, device="cuda",
         raise SystemExit(f"suite failed with exit code {result.returncode}")
     suite = json.loads((suite_dir / "suite.json").read_text())
     return {"wall_s": wall, "suite": suite, "utilisation": utilisation.summary()}
+
+
+def own_caches(caches):
+    """This process's environment with the compile caches in `caches`: inductor and Triton empty,
+    the build cache a copy of KFORGE_BUILD_CACHE's."""
+    env = dict(os.environ)
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(caches / "inductor")
+    env["TRITON_CACHE_DIR"] = str(caches / "triton")
+    builds = os.environ.get("KFORGE_BUILD_CACHE")
+    if builds and os.path.isdir(builds):
+        shutil.copytree(builds, caches / "builds", symlinks=True)
+        env["KFORGE_BUILD_CACHE"] = str(caches / "builds")
+    return env
 
 
 def overheads(suite_dir, suite):

@@ -113,7 +113,7 @@ SPRINKLE_BINADES = (-24, 20)  # the top capped below the dtype's largest binade 
 
 
 def widening_label(widening):
-    scale, shift, label, sprinkled = WIDENINGS[widening]
+    _, _, label, sprinkled = WIDENINGS[widening]
     if not sprinkled:
         return label
     low, high = SPRINKLE_BINADES
@@ -131,7 +131,8 @@ def widen_values(input_set, widening="signed", seed=0):
     for position, value in enumerate(input_set):
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() and \
                 bool(value.min() >= 0):
-            value.mul_(scale).sub_(shift)
+            if (scale, shift) != (1, 0):  # the sprinkled [0, 1) set: no pass over the tensor
+                value.mul_(scale).sub_(shift)
             if sprinkled:
                 sprinkle(value, seed + position, signed=sprinkled == "signed")
             changed.append(position)
@@ -140,13 +141,13 @@ def widen_values(input_set, widening="signed", seed=0):
 
 def sprinkle(value, seed, signed=True):
     """Sets one element in SPRINKLE_EVERY of `value` (at least SPRINKLE_MIN, or every one) to
-    (+-) 2^e x m, e uniform over SPRINKLE_BINADES, m in [1, 2), in place, at positions drawn with
-    replacement. Indices, not a mask: a few percent of the tensor's bytes on top of it, whatever
-    its size."""
+    (+-)0 (one in SPRINKLE_ZERO_EVERY) or (+-) 2^e x m, e uniform over SPRINKLE_BINADES, m in
+    [1, 2), in place, at positions drawn with replacement. Indices, not a mask: a few percent of
+    the tensor's bytes on top of it, whatever its size. A non-contiguous tensor is left as is."""
     import torch
-    flat = value.view(-1) if value.is_contiguous() else None
-    if flat is None:
+    if not value.is_contiguous():
         return
+    flat = value.view(-1)
     generator = torch.Generator(device=value.device).manual_seed(seed)
     count = min(flat.numel(), max(SPRINKLE_MIN, flat.numel() // SPRINKLE_EVERY))
     where = torch.randint(flat.numel(), (count,), generator=generator, device=value.device)
