@@ -29,9 +29,10 @@ run still covers every case):
                    every trial (outside the events), as kforge did before (seeding.seed_all);
   kb_seed_forward  the same with seeding.seed_forward (what kforge does now);
   kb_recorded      KernelBench's loop inside one session of the timed calls' operator
-                   recorder (candidate_host.TimedCallWatch), then once more without it;
+                   recorder (candidate_host.TimedCallWatch: trust_ops.NameRecorder), then once
+                   more without it;
   kb_state         (round 1 only) kforge's own loop (timing.time_block: seed, synchronise,
-                   events around one call, synchronise, output copied into a buffer) after the
+                   flush, events around one call, synchronise, output copied into a buffer) after the
                    candidate process's in-process setup (trust.child_setup's audit hook, the
                    Guard's snapshot, the profiler warm-up, three guarded calls): what is left
                    besides confinement, shared buffers and interleaving.
@@ -132,15 +133,20 @@ def standalone(args):
 
     flush = torch.empty((32, 1024, 1024), dtype=torch.int64, device=device) if cold else None
 
+    bare_host = []
+
     def bare():
         pairs = [(event(enable_timing=True), event(enable_timing=True)) for _ in range(trials)]
         model(*inputs)
         synchronize()
+        bare_host.clear()
         for start, end in pairs:
             if flush is not None:
                 flush.fill_(42)
             start.record()
+            called = time.perf_counter()
             model(*inputs)
+            bare_host.append((time.perf_counter() - called) * 1e3)
             end.record()
             synchronize()
         return statistics.median(start.elapsed_time(end) for start, end in pairs)
@@ -161,6 +167,7 @@ def standalone(args):
             out["kernelbench"] = kernelbench()
             out["bare"] = bare()
             out["throughput"] = throughput()
+        out["bare_host"] = statistics.median(bare_host)
         variants = [v for v in args.variants.split(",") if v]
         if variants:
             sys.path.insert(0, WORKER)
@@ -179,9 +186,13 @@ def standalone(args):
             out["kb_seed_forward"] = kernelbench(lambda: seeding.seed_forward(FORWARD_SEED))
         if "kb_recorded" in variants:  # the timed calls' operator recorder, one session
             sys.path.insert(0, WORKER)
-            from kforge_worker.trust_ops import AtenRecorder
-            with AtenRecorder(shapes=False):
+            from kforge_worker.trust_ops import NameRecorder
+            recorder = NameRecorder()
+            recorder.start()
+            try:
                 out["kb_recorded"] = kernelbench()
+            finally:
+                recorder.stop()
             out["kb_after_recorded"] = kernelbench()
     if "kb_state" in variants:
         out["kb_state"] = _candidate_state_loop(model, inputs, trials, cpu, candidate)
@@ -203,8 +214,9 @@ def _candidate_state_loop(model, inputs, trials, cpu, module):
     items = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     sink = [item.clone() for item in items if isinstance(item, torch.Tensor)]
     samples = []
+    flush = None if cpu else timing.l2_flush_buffer(torch.cuda.current_device())
     for block in range(max(1, trials // 10)):
-        ms, _ = timing.time_block([lambda: model(*inputs)] * 10, None, 3 if not block else 0,
+        ms, _ = timing.time_block([lambda: model(*inputs)] * 10, flush, 3 if not block else 0,
                                   sink=sink, cpu=cpu, seed=FORWARD_SEED)
         samples += ms
     return statistics.median(samples)
@@ -273,6 +285,8 @@ def kforge_time(worker, args, task, candidate):
             "kforge_first_in_block": timing["candidate"].get("first_in_block_median_ms"),
             "judge_eager": timing["eager"]["median_ms"],
             "kforge_wall_gap": timing["candidate"].get("wall_gap_ms"),
+            "kforge_host": timing["candidate"].get("host_median_ms"),
+            "judge_eager_host": timing["eager"].get("host_median_ms"),
             "allowed_gap": timing.get("allowed_gap_ms")}
 
 

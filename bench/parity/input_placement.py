@@ -13,6 +13,9 @@ flush buffer, record, call, record, synchronise) over:
   fixed         one tensor from PyTorch's allocator, contents copied in as shared_fixed
 
 Variants are interleaved trial by trial (the order rotating), so drift hits all alike; medians.
+Then the timed calls' operator recorder: none, Kineto's without shapes (trust_ops.AtenRecorder)
+and the legacy profiler's (trust_ops.NameRecorder), in rotating blocks of 20 trials on `same`,
+one session per block, started and stopped outside the events.
 
     source .carry/env.sh; python3 bench/parity/input_placement.py [--json FILE]"""
 import argparse
@@ -49,7 +52,7 @@ def inputs_for(variant, sets, shared, fixed_shared, fixed):
     return lambda i: (target, lambda: prepare(i))
 
 
-def run_case(name, candidate_path, task_path, chunks, trials, set_count):
+def run_case(name, candidate_path, task_path, chunks, trials, set_count, placement=True):
     import torch
     from candidate_state import load, model_and_inputs
     from kforge_worker.shared_memory import SharedBuffer
@@ -80,14 +83,14 @@ def run_case(name, candidate_path, task_path, chunks, trials, set_count):
     flush = torch.empty(256 * 1024 * 1024 // 8, dtype=torch.int64, device="cuda")
     samples = {v: [] for v in VARIANTS}
     with torch.no_grad():
-        for variant in VARIANTS:  # warm-up: compile and first calls
+        for variant in VARIANTS if placement else ():  # warm-up: compile and first calls
             for i in range(3):
                 args, prepare = feeds[variant](i)
                 if prepare:
                     prepare()
                 model(*args)
         torch.cuda.synchronize()
-        for trial in range(trials):
+        for trial in range(trials if placement else 0):
             shift = trial % len(VARIANTS)
             for variant in VARIANTS[shift:] + VARIANTS[:shift]:
                 args, prepare = feeds[variant](trial)
@@ -102,29 +105,69 @@ def run_case(name, candidate_path, task_path, chunks, trials, set_count):
                 end.record()
                 torch.cuda.synchronize()
                 samples[variant].append(start.elapsed_time(end))
-    row = {"case": name, **{v: statistics.median(samples[v]) for v in VARIANTS}}
+    row = {"case": name, **{v: statistics.median(samples[v]) if samples[v] else float("nan")
+                            for v in VARIANTS}}
+    row.update(recorder_blocks(model, sets[0], flush, trials))
     del shared, fixed_shared
     for buffer in buffers:
         buffer.close()
     return row
 
 
+RECORDERS = ("recorder_off", "kineto_names", "legacy_names")
+
+
+def recorder_blocks(model, args, flush, trials, block=20):
+    """Median event ms with no recorder, the Kineto recorder without shapes (the timed calls'
+    until 2026-11-28) and the legacy profiler's names (trust_ops.NameRecorder), in rotating
+    blocks of `block` trials, one recorder session per block."""
+    import torch
+    from kforge_worker.trust_ops import AtenRecorder, NameRecorder
+    makers = {"recorder_off": None, "kineto_names": lambda: AtenRecorder(shapes=False),
+              "legacy_names": NameRecorder}
+    samples = {name: [] for name in RECORDERS}
+    with torch.no_grad():
+        for index in range(len(RECORDERS) * max(1, trials // block)):
+            name = RECORDERS[index % len(RECORDERS)]
+            recorder = makers[name]() if makers[name] else None
+            if recorder:
+                recorder.start()
+            for _ in range(block):
+                torch.cuda.synchronize()
+                flush.fill_(42)
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                model(*args)
+                end.record()
+                torch.cuda.synchronize()
+                samples[name].append(start.elapsed_time(end))
+            if recorder:
+                recorder.stop()
+                recorder.read()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--sets", type=int, default=10)
+    parser.add_argument("--recorders-only", action="store_true",
+                        help="skip the input placements")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     import torch
     print(f"# {torch.cuda.get_device_name()} torch {torch.__version__}; median event ms of "
           f"{args.trials} trials per variant, {args.sets} input sets", flush=True)
-    print(f"{'case':16} " + " ".join(f"{v:>12}" for v in VARIANTS) + "   shared/same fixed/same")
+    print(f"{'case':16} " + " ".join(f"{v:>12}" for v in VARIANTS) + "   shared/same fixed/same | no recorder  kineto  legacy")
     rows = []
     for name, candidate, task, chunks in CASES:
-        row = run_case(name, candidate, task, chunks, args.trials, args.sets)
+        row = run_case(name, candidate, task, chunks, args.trials, args.sets,
+                       not args.recorders_only)
         rows.append(row)
         print(f"{name:16} " + " ".join(f"{row[v]:12.4f}" for v in VARIANTS) +
-              f"   {row['shared'] / row['same']:.3f}      {row['shared_fixed'] / row['same']:.3f}",
+              f"   {row['shared'] / row['same']:.3f}      {row['shared_fixed'] / row['same']:.3f}"
+              f"   | {row['recorder_off']:.4f}  {row['kineto_names']:.4f}  {row['legacy_names']:.4f}",
               flush=True)
     if args.json:
         with open(args.json, "w") as handle:

@@ -274,16 +274,17 @@ class Host:
             watch.after_trial()
             described[index] = self.write_outputs(outputs, trials[index][1])
 
+        host = []
         try:
             samples, _ = timing.time_block(
                 [lambda args=args: forward(*args) for args, _ in trials],
                 self.flush if request.get("flush") else None, warmup,
-                after=after, cpu=cpu, seed=request.get("seed"))
+                after=after, cpu=cpu, seed=request.get("seed"), host=host)
         except BaseException as error:
             self.close_watch()
             status, text, location = self.candidate_failure(error, "time ModelNew.forward")
             return _reply_error(self, status, text, location)
-        self.send({"ok": True, "ms": samples, "outputs": described})
+        self.send({"ok": True, "ms": samples, "outputs": described, "host_ms": host})
 
     def open_watch(self, stand_in):
         self.watch = TimedCallWatch(None if stand_in else self.guard)
@@ -352,18 +353,20 @@ class Host:
 
 
 class TimedCallWatch:
-    """The operator recorder of checked calls (trust_ops.AtenRecorder, without input shapes: they
-    cost ~4 us per operator inside the timed window on the H100) on over a whole timing phase:
-    every timed call runs in the same profiler state as a checked one (a34: a candidate that
+    """An operator recorder (trust_ops.NameRecorder: the operators' names, from the legacy
+    profiler, which adds no CUPTI callback to the launches and event records inside the timed
+    window as a Kineto session does) on over a whole timing phase: every timed call runs with
+    the profiler on and its operators recorded, as a checked call does (a34: a candidate that
     switched to torch.softmax whenever the profiler was off, at addresses it had not seen, or at
-    timing pace, ended ok). `check` (at finish) puts what the timed calls dispatched through the
+    timing pace, ended ok; one that tells the legacy profiler from Kineto's is recorded by
+    either). `check` (at finish) puts what the timed calls dispatched through the
     guard's policy and asks that they computed with the operators the checked calls did. A
     candidate that stops the recorder inside a call is named."""
 
     def __init__(self, guard):
-        from kforge_worker.trust_ops import AtenRecorder
+        from kforge_worker.trust_ops import NameRecorder
         self.guard = guard
-        self.recorder = AtenRecorder(shapes=False)
+        self.recorder = NameRecorder()
         self.open = False
         self.stopped = False
         self.calls = 0

@@ -921,6 +921,7 @@ class Evaluation:
         blocks = {name: [] for name in names}
         walls = {name: [] for name in names}
         firsts = {name: [] for name in names}   # each block's first trial (after an idle gap)
+        hosts = self.host_ms = {name: [] for name in names}  # each call's launch path (diagnostic)
         trials = int(self.request["trials"])
         rounds = max(1, math.ceil(trials / block))
         budget = float(self.request["timing_budget_s"])
@@ -935,12 +936,15 @@ class Evaluation:
             got = None
             for name in order:
                 warm = warmup if not round_index else 0
+                host = []
                 if name == "candidate":
-                    ms, wall, got = self.candidate_block(slots, sets, seeds, round_index, warm)
+                    ms, wall, got = self.candidate_block(slots, sets, seeds, round_index, warm,
+                                                         host)
                 else:
                     ms, wall = self.baseline_block(runners[name], sets, flush, warm, cpu,
-                                                   kept if name == "eager" else None, sink)
+                                                   kept if name == "eager" else None, sink, host)
                 if round_index:  # round 0 is the warm-up, discarded
+                    hosts[name] += host
                     blocks[name].append(ms)
                     walls[name].append(wall * 1e3)
                     firsts[name].append(ms[0])
@@ -978,7 +982,7 @@ class Evaluation:
                 self.reference, sample)
         return {name: r for name, r in runners.items() if r}, reasons
 
-    def baseline_block(self, runner, sets, flush, warmup, cpu, kept, sink):
+    def baseline_block(self, runner, sets, flush, warmup, cpu, kept, sink, host=None):
         """One block of a baseline on the round's sets; `kept` (eager's): its outputs are kept
         per trial as the expected ones, else copied into `sink` (the same work per trial).
         A reference that changes its inputs gets clones (the sets are the candidate's too),
@@ -998,7 +1002,7 @@ class Evaluation:
                 target.copy_(item)
         return timing.time_block([runner(s) for s in inputs], flush, 0,
                                  sink, after=keep if kept is not None else None, cpu=cpu,
-                                 seed=FORWARD_SEED)
+                                 seed=FORWARD_SEED, host=host)
 
     def score_timing(self, blocks, walls, firsts, block, reasons, cpu):
         """Stats, the wall-clock cross-check and the score. A candidate block's mean is raised
@@ -1028,6 +1032,9 @@ class Evaluation:
         for name, values in firsts.items():  # diagnostic (bench/timing_parity.py)
             if values and name in stats:
                 stats[name]["first_in_block_median_ms"] = statistics.median(values)
+        for name, values in getattr(self, "host_ms", {}).items():  # diagnostic, as above
+            if values and name in stats:
+                stats[name]["host_median_ms"] = statistics.median(values)
         self.result["timing"] = {"candidate": stats["candidate"], "eager": stats["eager"],
                                  "compile": stats.get("compile"),
                                  "cuda_graph": stats.get("cuda_graph"),
@@ -1051,11 +1058,12 @@ class Evaluation:
         best = min(stats[name]["median_ms"] for name in stats if name != "candidate")
         self.result["speedup_vs_best_baseline"] = best / candidate_ms
 
-    def candidate_block(self, slots, sets, seeds, round_index, warmup):
+    def candidate_block(self, slots, sets, seeds, round_index, warmup, host=None):
         """One block of timed candidate calls, trial i on sets[i] in slots[i]; inputs checked
         unchanged at once. Returns (event ms per trial as reported, the judge's wall seconds for
         the block, each trial's outputs: views over its slot's buffers, checked by the caller
-        once the eager block of the round has run)."""
+        once the eager block of the round has run). `host` gets the host ms per call the
+        candidate process reports (a diagnostic, trusted for nothing)."""
         trials = [{"args": slot.write(input_set), "outputs": slot.output_ids}
                   for slot, input_set in zip(slots, sets)]
         began = time.perf_counter()
@@ -1068,6 +1076,10 @@ class Evaluation:
                 isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in ms)):
             raise Failure("rejected", "the candidate process reported malformed timings",
                           reasons=["the candidate process reported malformed timings"])
+        reported = reply.get("host_ms")
+        if host is not None and isinstance(reported, list) and len(reported) == len(trials):
+            host += [float(v) for v in reported if isinstance(v, (int, float)) and
+                     math.isfinite(v)]
         got = []
         described = reply.get("outputs")
         for position, (slot, input_set, seed) in enumerate(zip(slots, sets, seeds)):

@@ -187,7 +187,7 @@ class _HostEvent:
         return (end.at - self.at) * 1e3
 
 
-def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None):
+def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None, host=None):
     """One block of timed trials, the same loop in the judge (baselines) and in the candidate
     process: per trial (given `seed`) seed the RNG as before every checked forward
     (seeding.seed_forward: cheap, since whatever runs here leaves the next call's host path
@@ -195,8 +195,9 @@ def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None
     (KernelBench's current timer: synchronise, clear L2, record, call, record, synchronise); then,
     outside the events, the trial's outputs go to `after(index, output)` or are copied into
     `sink` (a list of tensors), so both sides do the same per-trial work besides the call.
-    Returns (event ms per trial, wall seconds of the block after the warm-up). `cpu`: host
-    clocks instead of CUDA events (tests only).
+    Returns (event ms per trial, wall seconds of the block after the warm-up); `host`, a list,
+    gets each call's host ms (the launch path, which the flush must hide for the window to hold
+    GPU time only: a diagnostic). `cpu`: host clocks instead of CUDA events (tests only).
     Python's garbage collector is off during the block (as timeit does): a collection lands
     between two trials at random, on either side, and one that happened to fall outside the
     events read as the candidate's unaccounted time (calibration.py)."""
@@ -205,13 +206,14 @@ def time_block(fns, flush, warmup=0, sink=None, after=None, cpu=False, seed=None
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _block(fns, flush, warmup, sink, after, seed, event, synchronize)
+        return _block(fns, flush, warmup, sink, after, seed, event, synchronize,
+                      host if host is not None else [])
     finally:
         if collecting:
             gc.enable()
 
 
-def _block(fns, flush, warmup, sink, after, seed, event, synchronize):
+def _block(fns, flush, warmup, sink, after, seed, event, synchronize, host):
     with torch.no_grad():
         warm_up_calls(fns, warmup)
         synchronize()
@@ -231,10 +233,13 @@ def _block(fns, flush, warmup, sink, after, seed, event, synchronize):
             start = event(enable_timing=True)
             end = event(enable_timing=True)
             start.record()
+            called = time.perf_counter()
             output = fn()
+            returned = time.perf_counter()
             end.record()
             synchronize()
             samples.append(start.elapsed_time(end))
+            host.append((returned - called) * 1e3)
             if after is not None:
                 after(index, output)
             elif sink is not None:

@@ -56,12 +56,14 @@ def _compile_cold(model, x):
 
 
 def _recorders():
-    """The operator recorder of checked calls (with shapes) and of timed calls (without)."""
-    from kforge_worker.trust_ops import AtenRecorder
-    for shapes in (True, False):
-        with AtenRecorder(shapes=shapes):
-            torch.zeros(1, device="cuda").add_(1)
-            torch.cuda.synchronize()
+    """The operator recorders of checked calls (with shapes) and of timed calls (names only)."""
+    from kforge_worker.trust_ops import AtenRecorder, NameRecorder
+    for recorder in (AtenRecorder(shapes=True), AtenRecorder(shapes=False), NameRecorder()):
+        recorder.start()
+        torch.zeros(1, device="cuda").add_(1)
+        torch.cuda.synchronize()
+        recorder.stop()
+        recorder.read()
 
 
 def _checked_call(model, x):
