@@ -909,6 +909,7 @@ class Evaluation:
         cpu = self.device == "cpu"  # tests only (time_on_cpu): host clocks, no speed claim
         flush = timing.l2_flush_buffer(torch.cuda.current_device()) \
             if self.request["flush_l2"] and not cpu else None
+        self.flush_ms = timing.flush_time_ms(flush) if flush is not None else None
         # the eager block's outputs, kept per trial: the expected ones of the round's sets
         kept = [[torch.empty(shape, dtype=dtype, device=self.device)
                  for dtype, shape in template.expected] for _ in range(block)]
@@ -1040,7 +1041,12 @@ class Evaluation:
                                  "cuda_graph": stats.get("cuda_graph"),
                                  "block_trials": block, "allowed_gap_ms": allowed,
                                  "harness_gap_ms": statistics.median(harness) if harness
-                                 else None, "fresh_input_sets": True}
+                                 else None, "fresh_input_sets": True,
+                                 "flush_ms": getattr(self, "flush_ms", None)}
+        note = timing.host_bound_note(stats["candidate"].get("host_median_ms"),
+                                      getattr(self, "flush_ms", None))
+        if note:
+            self.result.setdefault("notes", []).append(note)
         failed = {name: reason for name, reason in reasons.items() if reason}
         if failed:
             self.result["timing"]["baseline_errors"] = failed
