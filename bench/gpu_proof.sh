@@ -739,5 +739,21 @@ two_gpu_wall() {
     --walls "$1" --out "$OUT/suite_run_$1" -- --trials 30 2>&1 | grep -v '^\[worker' | tail -n 40
 }
 
+# Session 19, one call (~250 s): does CUPTI left subscribed after the candidate process's Kineto
+# sessions (TEARDOWN_CUPTI=0 there) slow its launch path? Session 18 (H200) found that path ~2x a
+# fresh process's per call (docs/bench/gpu_h200_20261128.md). state_probe prints each stage's
+# host us per forward; compare the cuda_prof/guard stages under 0 and 1, then kforge's own figure.
+section_s19_cupti() {
+  local gelu="bench/parity/gelu_scale.py bench/parity/gelu_scale_task.py"
+  for teardown in 0 1; do
+    step "state_probe gelu_scale, TEARDOWN_CUPTI=$teardown"
+    TEARDOWN_CUPTI=$teardown timeout 100 "$KFORGE_PYTHON" bench/parity/state_probe.py $gelu \
+      2>&1 | grep '"stage"'
+  done
+  step "timing parity (kforge's launch path: kforge_host against bare_host)"
+  timeout 200 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 4 \
+    --json "$OUT/timing_parity.json" 2>&1 | grep -v '^\[worker' | tail -n 12
+}
+
 versions
 for section in "$@"; do "section_$section"; done

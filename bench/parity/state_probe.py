@@ -12,6 +12,10 @@ stages, each twice, so the step in which the loop slows down names the cause:
 
     python3 bench/parity/state_probe.py CANDIDATE TASK [--trials 200]
     TEARDOWN_CUPTI=1 python3 bench/parity/state_probe.py ...   (Kineto finalises CUPTI after a session)
+    TEARDOWN_CUPTI=0 python3 bench/parity/state_probe.py ...   (as the candidate process runs)
+
+Each stage also prints the host time of one forward (`host_us`, the launch path): in the
+candidate process it was about twice a fresh process's on the H200 (docs/bench/gpu_h200_20261128.md).
 """
 import argparse
 import json
@@ -19,6 +23,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "worker"))
@@ -47,12 +52,14 @@ def main():
             for _ in range(3):
                 model(*sets[0])
             torch.cuda.synchronize()
-            samples = []
+            samples, host = [], []
             for trial in range(args.trials):
                 start = torch.cuda.Event(enable_timing=True)
                 end = torch.cuda.Event(enable_timing=True)
                 start.record()
+                called = time.perf_counter()
                 out = model(*sets[trial % len(sets)])
+                host.append((time.perf_counter() - called) * 1e6)
                 end.record()
                 torch.cuda.synchronize()
                 samples.append(start.elapsed_time(end))
@@ -60,13 +67,15 @@ def main():
                     if sink is None:
                         sink = out.clone()
                     sink.copy_(out)
-            return statistics.median(samples)
+            return statistics.median(samples), statistics.median(host)
 
     rows = []
 
     def measure(stage, sets=(None,), copy_out=False):
         chosen = [inputs] if sets == (None,) else sets
-        rows.append({"stage": stage, "ms": [round(loop(chosen, copy_out), 4) for _ in range(2)]})
+        runs = [loop(chosen, copy_out) for _ in range(2)]
+        rows.append({"stage": stage, "ms": [round(ms, 4) for ms, _ in runs],
+                     "host_us": [round(us, 1) for _, us in runs]})
         print(json.dumps(rows[-1]), flush=True)
 
     measure("fresh")
