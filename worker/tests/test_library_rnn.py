@@ -213,9 +213,10 @@ def test_entry_passes_through_the_worker(ident, path, name, meta, worker):
     assert result["status"] == "ok", (result["status"], result.get("error"))
     correctness = result["correctness"]
     assert correctness["pass_kernelbench"] and correctness["pass_calibrated"]
-    # exact fp32 against the fp32 reference: a few ulps, relative (the spread set's sprinkles
-    # reach 2^20, so an LSTM's c_n may hold values near 2^20, where an ulp is 0.125)
-    assert correctness["relative_l2_fp64"] < 1e-6, correctness
+    # exact fp32: a few ulps from fp64, relative, on the task's own draws (the spread set's
+    # sprinkles reach 2^20: cancellation in the gates' sums took an exact c_n 2.7e-5 off fp64
+    # there, the fp32 reference as far; the calibrated verdict above holds it to that)
+    assert correctness["relative_l2_fp64_own"] < 1e-6, correctness
     # the fp64 reference ran (35_LSTM's forward-drawn float32 h0/c0 are upcast into it)
     assert correctness["fp64_reliable"], result.get("notes")
     assert result.get("generalizes") in ("yes", None)

@@ -137,8 +137,9 @@ def test_a_copy_of_each_recurrent_task_is_judged_correct(worker, task, tmp_path)
     correctness = result["correctness"]
     assert correctness["pass_calibrated"] and correctness["pass_kernelbench"], result["error"]
     assert correctness["max_abs_err"] == 0.0
-    # the fp32 reference's own error, relative (sprinkles up to 2^20 put c_n in the thousands)
-    assert correctness["relative_l2_fp64"] < 1e-6, correctness
+    # the fp32 reference's own error, relative, on the task's own draws (sprinkles up to 2^20
+    # put c_n in the thousands and its gates' sums into cancellation)
+    assert correctness["relative_l2_fp64_own"] < 1e-6, correctness
 
 
 def test_triton_conv2d_relu_bias_gets_the_references_weights(worker):
