@@ -361,15 +361,22 @@ class TimedCallWatch:
     timing pace, ended ok; one that tells the legacy profiler from Kineto's is recorded by
     either). `check` (at finish) puts what the timed calls dispatched through the
     guard's policy and asks that they computed with the operators the checked calls did. A
-    candidate that stops the recorder inside a call is named."""
+    candidate that stops the recorder inside a call is named. The session must be live through
+    every trial: after each one (outside the events) the harness records a scope under a name
+    drawn for the session, and finds all of them at the end; a candidate that switched the
+    collection off while the profiler still reports itself on, or stopped the session and
+    opened one of its own, loses some (blind red team, session 18)."""
 
     def __init__(self, guard):
+        import secrets
         from kforge_worker.trust_ops import NameRecorder
         self.guard = guard
-        self.recorder = NameRecorder()
+        self.marker = f"kforge-timed-{secrets.token_hex(8)}"
+        self.recorder = NameRecorder(self.marker)
         self.open = False
         self.stopped = False
         self.calls = 0
+        self.marks = 0
 
     def start(self):
         self.recorder.start()
@@ -388,6 +395,10 @@ class TimedCallWatch:
         import torch
         if not torch._C._autograd._profiler_enabled():
             self.stopped = True
+            return
+        with torch.autograd.profiler.record_function(self.marker):
+            pass
+        self.marks += 1
 
     def check(self):
         if self.guard is None or not self.calls:
@@ -396,6 +407,11 @@ class TimedCallWatch:
             self.guard.note_timed(["stopped the operator recording"])
             return
         self.recorder.read()
+        if self.recorder.marked != self.marks:
+            self.guard.note_timed([f"stopped the operator recording (it recorded "
+                                   f"{self.recorder.marked} of the harness's {self.marks} marks "
+                                   f"between timed calls)"])
+            return
         self.guard.check_timed(self.recorder)
 
 

@@ -139,6 +139,12 @@ def _refuse_record_function_off():
     for name in ("_disable_profiler", "_disable_profiler_legacy"):
         _refuse_from_candidate(name, lambda *args: True,
                                f"stopped the harness's operator recording ({name})")
+    # switches the active session's collection off while the profiler still reports itself on
+    # (blind red team, session 18: then torch.softmax in timed calls went unrecorded)
+    _refuse_from_candidate("_toggle_collection_dynamic",
+                           lambda enable, *rest: not enable,
+                           "switched off PyTorch's operator recording "
+                           "(_toggle_collection_dynamic)")
 
 
 def _refuse_from_candidate(name, refused, reason):
@@ -156,8 +162,15 @@ def _refuse_from_candidate(name, refused, reason):
                and vars(module).get(name) is original]
 
     def keeper():
+        # The check again here: candidate code that reaches this generator (the wrapper's
+        # closure) and sends it arguments calls from its own frame (blind red team, session 18:
+        # `_disable_profiler_legacy.__closure__[0].cell_contents.send(())`).
         args = yield
         while True:
+            if refused(*args) and trust_audit.candidate_on_stack():
+                trust_audit.record(reason)
+                args = yield trust_audit.refusal(reason)
+                continue
             args = yield original(*args)
 
     channel = keeper()
@@ -167,7 +180,10 @@ def _refuse_from_candidate(name, refused, reason):
         if refused(*args) and trust_audit.candidate_on_stack():
             trust_audit.record(reason)
             raise trust_audit.refusal(reason)
-        return channel.send(args)
+        answer = channel.send(args)
+        if isinstance(answer, BaseException):  # refused inside the keeper (not reached here)
+            raise answer
+        return answer
 
     wrapper._kforge_wrapped = True
     wrapper.__module__ = "torch._C._autograd"  # torch's, to whoever holds it

@@ -460,10 +460,12 @@ class NameRecorder:
     interface as AtenRecorder without shapes; the session is as visible to the candidate as a
     Kineto one (the profiler is on), and records what the checked calls' recorder does."""
 
-    def __init__(self):
+    def __init__(self, marker=None):
         self.names = []
         self.calls = []
         self.dtypes_seen = False
+        self.marker = marker  # a scope name whose recorded occurrences are counted (`marked`)
+        self.marked = 0
         self._records = None
 
     def start(self):
@@ -485,6 +487,9 @@ class NameRecorder:
         for thread in self._records or ():
             for event in thread:
                 if event.kind() != "push":
+                    continue
+                if self.marker is not None and event.name() == self.marker:
+                    self.marked += 1
                     continue
                 name = aten_name(event.name())
                 if name:

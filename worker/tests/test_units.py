@@ -1028,6 +1028,47 @@ def test_the_timed_calls_recorder_names_the_operators_and_notices_a_stop():
         stopped.stop()
 
 
+def test_the_timed_calls_recorder_must_stay_live_through_every_trial():
+    # Blind red team, session 18: `_toggle_collection_dynamic(False, ...)` switched collection
+    # off while the profiler still reported itself on; the harness's marks between trials go
+    # missing then, and the timing phase is named.
+    import torch
+    from torch.autograd import ProfilerActivity
+    from kforge_worker.candidate_host import TimedCallWatch
+
+    class Guard:
+        def __init__(self):
+            self.notes, self.checked = [], None
+
+        def note_timed(self, reasons):
+            self.notes += reasons
+
+        def check_timed(self, recorder):
+            self.checked = list(recorder.names)
+
+    live = TimedCallWatch(Guard())
+    live.start()
+    for _ in range(3):
+        torch.ones(4).exp()
+        live.after_trial()
+    live.calls = 3
+    live.close()
+    live.check()
+    assert not live.guard.notes and "exp" in live.guard.checked
+    silenced = TimedCallWatch(Guard())
+    silenced.start()
+    torch.ones(4).exp()
+    silenced.after_trial()
+    torch._C._autograd._toggle_collection_dynamic(False, {ProfilerActivity.CPU})
+    torch.softmax(torch.ones(4), 0)
+    silenced.after_trial()
+    silenced.calls = 2
+    silenced.close()
+    silenced.check()
+    assert silenced.guard.checked is None
+    assert silenced.guard.notes and "1 of the harness's 2 marks" in silenced.guard.notes[0]
+
+
 def test_the_spread_sets_meet_large_and_rare_values_of_either_sign():
     # Session 16's blind red team: nothing beyond +-8 and nothing below 2^-20 was ever drawn,
     # so a LeakyReLU clamped to [-8, 8] and a HardSigmoid wrong below 2^-20 passed.
