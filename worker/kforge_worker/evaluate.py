@@ -800,8 +800,10 @@ class Evaluation:
             where = f"input set {index} (seed {seed})"
             if widened:
                 where += f" with inputs {widened} spread from [0, 1) to {widening_label(widening)}"
-            got = self.call_reply(slots[index % len(slots)], input_set, where) if sent else \
-                self.call(slots[index % len(slots)], input_set, where)
+            slot = slots[index % len(slots)]
+            if not sent:
+                self.send_call(slot, input_set)
+            got = self.call_reply(slot, input_set, where)
             comparison.add(got, want32, want64, where, spread=bool(widened))
             if index == sets - 1:
                 launches = self.last_call.get("launches") or {}
@@ -929,7 +931,7 @@ class Evaluation:
         cpu = self.device == "cpu"  # tests only (time_on_cpu): host clocks, no speed claim
         flush = timing.l2_flush_buffer(torch.cuda.current_device()) \
             if self.request["flush_l2"] and not cpu else None
-        self.flush_ms = timing.flush_time_ms(flush) if flush is not None else None
+        flush_ms = timing.flush_time_ms(flush) if flush is not None else None
         # the eager block's outputs, kept per trial: the expected ones of the round's sets
         kept = [[torch.empty(shape, dtype=dtype, device=self.device)
                  for dtype, shape in template.expected] for _ in range(block)]
@@ -942,7 +944,7 @@ class Evaluation:
         blocks = {name: [] for name in names}
         walls = {name: [] for name in names}
         firsts = {name: [] for name in names}   # each block's first trial (after an idle gap)
-        hosts = self.host_ms = {name: [] for name in names}  # each call's launch path (diagnostic)
+        hosts = {name: [] for name in names}  # each call's launch path (diagnostic)
         trials = int(self.request["trials"])
         rounds = max(1, math.ceil(trials / block))
         budget = float(self.request["timing_budget_s"])
@@ -986,7 +988,7 @@ class Evaluation:
             for slot in slots:
                 slot.release()
         self.result["phases_s"]["timing_wall"] = round(time.monotonic() - began, 3)
-        self.score_timing(blocks, walls, firsts, block, reasons, cpu)
+        self.score_timing(blocks, walls, firsts, block, reasons, cpu, hosts, flush_ms)
 
     def baseline_runners(self, timing):
         """{name: runner} of the baselines (eager always: the score is against it, and its
@@ -1025,7 +1027,7 @@ class Evaluation:
                                  sink, after=keep if kept is not None else None, cpu=cpu,
                                  seed=FORWARD_SEED, host=host)
 
-    def score_timing(self, blocks, walls, firsts, block, reasons, cpu):
+    def score_timing(self, blocks, walls, firsts, block, reasons, cpu, hosts, flush_ms):
         """Stats, the wall-clock cross-check and the score. A candidate block's mean is raised
         to what the judge's wall clock shows beyond the allowance (a block that under-reports
         gains nothing past the noise margin, whatever the other blocks say); the candidate is
@@ -1053,7 +1055,7 @@ class Evaluation:
         for name, values in firsts.items():  # diagnostic (bench/timing_parity.py)
             if values and name in stats:
                 stats[name]["first_in_block_median_ms"] = statistics.median(values)
-        for name, values in getattr(self, "host_ms", {}).items():  # diagnostic, as above
+        for name, values in hosts.items():  # diagnostic, as above
             if values and name in stats:
                 stats[name]["host_median_ms"] = statistics.median(values)
         self.result["timing"] = {"candidate": stats["candidate"], "eager": stats["eager"],
@@ -1062,9 +1064,8 @@ class Evaluation:
                                  "block_trials": block, "allowed_gap_ms": allowed,
                                  "harness_gap_ms": statistics.median(harness) if harness
                                  else None, "fresh_input_sets": True,
-                                 "flush_ms": getattr(self, "flush_ms", None)}
-        note = timing.host_bound_note(stats["candidate"].get("host_median_ms"),
-                                      getattr(self, "flush_ms", None))
+                                 "flush_ms": flush_ms}
+        note = timing.host_bound_note(stats["candidate"].get("host_median_ms"), flush_ms)
         if note:
             self.result.setdefault("notes", []).append(note)
         failed = {name: reason for name, reason in reasons.items() if reason}

@@ -180,10 +180,7 @@ def _refuse_from_candidate(name, refused, reason):
         if refused(*args) and trust_audit.candidate_on_stack():
             trust_audit.record(reason)
             raise trust_audit.refusal(reason)
-        answer = channel.send(args)
-        if isinstance(answer, BaseException):  # refused inside the keeper (not reached here)
-            raise answer
-        return answer
+        return channel.send(args)
 
     wrapper._kforge_wrapped = True
     wrapper.__module__ = "torch._C._autograd"  # torch's, to whoever holds it
