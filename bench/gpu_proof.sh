@@ -755,5 +755,18 @@ section_s19_cupti() {
     --json "$OUT/timing_parity.json" 2>&1 | grep -v '^\[worker' | tail -n 12
 }
 
+# Session 19, second part (~250 s): the overlap of checked calls with the references (session 18,
+# unmeasured) on 39_GRU, eager only, with the judge's phases; then the a59 and a34 corpora on the
+# GPU (a59 never ran there). Unpack the build cache first (KFORGE_BUILD_CACHE).
+section_s19_overhead() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "warm evaluations of 39_GRU, eager only, 100 trials: phases and overhead"
+  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py 2>&1 | grep -v '^\[' | tail -n 20
+  step "corpora a59 a34 on the GPU"
+  timeout 250 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a59 a34 2>&1 | grep -v '^\[' | tail -n 24
+}
+
 versions
 for section in "$@"; do "section_$section"; done
