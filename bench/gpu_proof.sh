@@ -768,5 +768,22 @@ section_s19_overhead() {
     --only a59 a34 2>&1 | grep -v '^\[' | tail -n 24
 }
 
+# Session 19, call 2 (~300 s): the warm-up's CUDA profiler session (warm_up._cuda_profiler_session):
+# the launch path after the old and the new warm-up (cupti_state.py, fresh processes alternating),
+# what each harness step starts (no thread after the candidate's import), then timing parity and
+# the a34/a59 corpora through the real harness.
+section_s19_warm_up() {
+  local gelu="bench/parity/gelu_scale.py bench/parity/gelu_scale_task.py"
+  step "launch path after the old and the new warm-up (TEARDOWN_CUPTI=0)"
+  TEARDOWN_CUPTI=0 timeout 200 "$KFORGE_PYTHON" bench/parity/cupti_state.py $gelu --processes 3 \
+    2>&1 | grep -v '^\[' | tail -n 14
+  step "what each harness step starts (bench/thread_probe.py), TEARDOWN_CUPTI=0"
+  TEARDOWN_CUPTI=0 KINETO_LOG_LEVEL=5 timeout 150 "$KFORGE_PYTHON" bench/thread_probe.py 2>&1 |
+    tail -n 30
+  step "timing parity"
+  timeout 200 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 4 \
+    --json "$OUT/timing_parity.json" 2>&1 | grep -v '^\[worker' | tail -n 8
+}
+
 versions
 for section in "$@"; do "section_$section"; done

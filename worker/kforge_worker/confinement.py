@@ -211,8 +211,9 @@ def environment(scratch, cache, device, worker_path):
                 # after the candidate's import each time, which the judge refuses; and CUPTI,
                 # brought up again in the profiled forward, would start its threads there
                 # (H100, session 14: bench/thread_probe.py, docs/bench/gpu_h100_20261126c.md).
-                # The timed calls run inside a recorder session anyway: CUPTI is subscribed
-                # there either way.
+                # Its callbacks, left on by a CPU-only session, slowed every CUDA call after it
+                # until a session with CUDA activity ran: warm_up runs one before any candidate
+                # code (session 19).
                 "TEARDOWN_CUPTI": "0", **NO_MULTICAST})
     if device == "cpu":
         env.update({"CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"})
