@@ -768,13 +768,12 @@ section_s19_overhead() {
     --only a59 a34 2>&1 | grep -v '^\[' | tail -n 24
 }
 
-# Session 19, call 2 (~300 s): the warm-up's CUDA profiler session (warm_up._cuda_profiler_session):
-# the launch path after the old and the new warm-up (cupti_state.py, fresh processes alternating),
-# what each harness step starts (no thread after the candidate's import), then timing parity and
-# the a34/a59 corpora through the real harness.
+# Session 19, call 2 (~140 s): does a profiler session with CUDA activity after the warm-up speed
+# the launch path (cupti_state.py, fresh processes alternating; it did not), what each harness
+# step starts (no thread after the candidate's import), then timing parity.
 section_s19_warm_up() {
   local gelu="bench/parity/gelu_scale.py bench/parity/gelu_scale_task.py"
-  step "launch path after the old and the new warm-up (TEARDOWN_CUPTI=0)"
+  step "launch path after the warm-up, with and without a CUDA profiler session (TEARDOWN_CUPTI=0)"
   TEARDOWN_CUPTI=0 timeout 200 "$KFORGE_PYTHON" bench/parity/cupti_state.py $gelu --processes 3 \
     2>&1 | grep -v '^\[' | tail -n 14
   step "what each harness step starts (bench/thread_probe.py), TEARDOWN_CUPTI=0"

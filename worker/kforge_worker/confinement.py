@@ -211,9 +211,8 @@ def environment(scratch, cache, device, worker_path):
                 # after the candidate's import each time, which the judge refuses; and CUPTI,
                 # brought up again in the profiled forward, would start its threads there
                 # (H100, session 14: bench/thread_probe.py, docs/bench/gpu_h100_20261126c.md).
-                # Its callbacks, left on by a CPU-only session, slowed every CUDA call after it
-                # until a session with CUDA activity ran: warm_up runs one before any candidate
-                # code (session 19).
+                # The callbacks it leaves on do not slow the launch path measurably (H200,
+                # session 19: bench/parity/cupti_state.py).
                 "TEARDOWN_CUPTI": "0", **NO_MULTICAST})
     if device == "cpu":
         env.update({"CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"})

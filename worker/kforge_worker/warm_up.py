@@ -105,18 +105,6 @@ def _first_kineto_session():
         torch.empty(1)
 
 
-def _cuda_profiler_session(model, x):
-    """A session with CUDA activity, as the profile request's (launches.profile_forward). Kineto
-    without a teardown (TEARDOWN_CUPTI=0) left CUPTI's callbacks on after the CPU-only sessions
-    above, and every CUDA call after them paid: a 2-launch GeLU's launch path read 79 us per
-    forward there, 44 us once a session with CUDA activity had run, as without the callbacks (H200,
-    session 19: bench/parity/cupti_state.py). Before, the first such session came in the profile
-    request, after timing, so every timed call was charged for it."""
-    from kforge_worker.launches import profile_forward
-    with torch.no_grad():
-        profile_forward(lambda: model(x), set())
-
-
 def steps(device):
     """(name, function) for every step, in an evaluation's order; run twice by the probe."""
     first = [("first recorder session", _first_recorder_session),
@@ -129,7 +117,6 @@ def steps(device):
         ("intra-op pool", lambda: torch.ones(1 << 22).sum()),
         ("operator recorders", _recorders),
         ("first compile", lambda: _compile_cold(model, x)),
-        ("CUDA profiler session", lambda: _cuda_profiler_session(model, x)),
         ("checked call", lambda: _checked_call(model, x)),
         ("timing phase", lambda: _timing_phase(model, x)),
         ("checked call after timing", lambda: _checked_call(model, x)),
