@@ -784,5 +784,16 @@ section_s19_warm_up() {
     --json "$OUT/timing_parity.json" 2>&1 | grep -v '^\[worker' | tail -n 8
 }
 
+# Session 19, last call (~420 s): the judge's cheaper seeding and shorter discarded round 0 on
+# 39_GRU (eager only, as bench_harness measured before them in call 1), then every legitimate
+# candidate through suite eval (s16_legit: the library still ok). Unpack the build cache first.
+section_s19_final() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "warm evaluations of 39_GRU, eager only, 100 trials: phases and overhead"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py 2>&1 | grep -v '^\[' | tail -n 14
+  section_s16_legit
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -449,6 +449,7 @@ class Evaluation:
         self.checked_units = 0.0   # the largest error of the checked calls (timed_check.py)
         self.checked_allowed = float("inf")  # what their verdict allowed, same units
         self.harness_gaps = None   # the calibration's per-trial gaps (calibration.py)
+        self.reference_call_s = None  # the fp32 reference's fastest checked run (wall, synced)
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -571,7 +572,11 @@ class Evaluation:
         return False
 
     def expected(self, model, input_set):
+        began = time.perf_counter()
         want32 = self.run_reference(model, input_set)
+        self.sync()
+        took = time.perf_counter() - began
+        self.reference_call_s = min(took, self.reference_call_s or took)
         want64 = self.run_reference64(model, input_set,
                                       2 * (tensor_bytes(input_set) + tensor_bytes(want32)))
         if want64 is None:
@@ -951,10 +956,13 @@ class Evaluation:
         began = time.monotonic()
         round_index = 0
         warmup = int(self.request["warmup"])
+        # round 0 (discarded) is shorter for a slow reference: each of its trials costs a call
+        first = timing.warm_up_round_trials(block, self.reference_call_s)
         while round_index <= rounds:
             round_began = time.monotonic()  # the draws count: a slow draw means fewer rounds
-            sets = [self.make_inputs(self.next_seed()) for _ in range(block)]
-            seeds = self.result["seeds"][-block:]
+            count = first if round_index == 0 else block
+            sets = [self.make_inputs(self.next_seed()) for _ in range(count)]
+            seeds = self.result["seeds"][-count:]
             order = names[round_index % len(names):] + names[:round_index % len(names)]
             got = None
             for name in order:
@@ -981,7 +989,7 @@ class Evaluation:
             sets = got = None
             round_index += 1
             if round_index == 1 and budget:  # fewer rounds when one would blow the budget
-                spent = time.monotonic() - round_began
+                spent = (time.monotonic() - round_began) * block / first
                 affordable = int(budget / max(spent, 1e-9))
                 rounds = min(rounds, max(affordable, math.ceil(timing.MIN_TRIALS / block)))
         if not self.lean:

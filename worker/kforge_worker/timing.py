@@ -19,6 +19,7 @@ A runner is `prepare(inputs) -> fn`: prepare is untimed (e.g. copying into a CUD
 inputs) and fn() is the timed forward."""
 
 import gc
+import math
 import statistics
 import time
 
@@ -37,6 +38,21 @@ KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
 # A host-bound reference (cuDNN's GRU, ~60 ms a call on the H100) spent 0.6 s of every
 # evaluation per runner on its 10 calls; a GPU-bound one returns at once and still queues all 10.
 WARMUP_WALL_S = 0.1
+
+
+# Round 0 of evaluate's timing is a warm-up and discarded: for a reference this slow or slower
+# per call it runs this much wall time (two trials at least), not a whole block. cuDNN's GRU
+# (~45 ms a call, host-bound) spent 0.45 s of every evaluation on its 10 discarded trials (H200,
+# session 19).
+WARMUP_ROUND_S = 0.1
+
+
+def warm_up_round_trials(block, reference_call_s):
+    """Trials in round 0 for a reference whose checked call took `reference_call_s` (None:
+    unknown, a whole block)."""
+    if not reference_call_s or reference_call_s <= 0:
+        return block
+    return min(block, max(2, math.ceil(WARMUP_ROUND_S / reference_call_s)))
 
 
 def warm_up_calls(fns, count):

@@ -484,35 +484,36 @@ def _task(path, **kwargs):
 
 
 def test_seed_all_seeds_the_cuda_generators(monkeypatch):
-    # Inputs drawn on the GPU come from the CUDA generators: seed_all must reach them (through
-    # torch.manual_seed) or every evaluation would draw different inputs.
+    # Inputs drawn on the GPU come from the CUDA generators: seed_all must reach them (queued
+    # before CUDA initialises, as torch.manual_seed queues it) or every evaluation would draw
+    # different inputs.
     from kforge_worker.evaluate import seed_all
     seeded = []
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "manual_seed_all", seeded.append)
     seed_all(1234)
     assert seeded == [1234]
 
 
-def test_seed_forward_leaves_the_generators_as_seed_all_does(monkeypatch):
-    # Every forward (checked, timed, the baselines' timed ones) starts from seed_forward's state:
-    # it must be seed_all's for Python's, NumPy's and torch's generators, without
-    # torch.manual_seed's per-call stack walk (bench/host_overhead.py), and reach CUDA's.
+def test_seed_all_and_seed_forward_leave_the_generators_as_torch_manual_seed_does():
+    # Every forward (checked, timed, the baselines' timed ones) starts from seed_forward's state,
+    # and the judge's draws from seed_all's: both must be torch.manual_seed's for torch's
+    # generators (with Python's and NumPy's seeded too), without its per-call stack walk
+    # (bench/host_overhead.py).
     import random
     import numpy
     from kforge_worker.seeding import seed_all, seed_forward
-    seed_all(77)
+    torch.manual_seed(77)
+    random.seed(77)
+    numpy.random.seed(77)
     first = (torch.rand(4), torch.randn(2, 3), random.random(), numpy.random.rand())
-    torch.rand(9), random.random(), numpy.random.rand()
-    seed_forward(77)
-    again = (torch.rand(4), torch.randn(2, 3), random.random(), numpy.random.rand())
-    assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
-    assert first[2:] == again[2:]
-    seeded = []
-    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "manual_seed_all", seeded.append)
-    seed_forward(1234)
-    assert seeded == [1234]
+    for seed in (seed_all, seed_forward):
+        torch.rand(9), random.random(), numpy.random.rand()
+        seed(77)
+        again = (torch.rand(4), torch.randn(2, 3), random.random(), numpy.random.rand())
+        assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
+        assert first[2:] == again[2:]
 
 
 def test_draw_inputs_applies_the_device_context():
@@ -979,6 +980,17 @@ def test_warm_up_calls_stop_after_their_host_time_budget():
     calls.clear()
     timing.warm_up_calls([slow], 0)
     assert calls == []
+
+
+def test_the_discarded_warm_up_round_is_short_only_for_a_slow_reference():
+    """Round 0 of evaluate's timing: a whole block for a fast or unmeasured reference, about
+    timing.WARMUP_ROUND_S of calls (two at least) for a slow one."""
+    from kforge_worker import timing
+    assert timing.warm_up_round_trials(10, None) == 10
+    assert timing.warm_up_round_trials(10, 0.0002) == 10
+    assert timing.warm_up_round_trials(10, 0.045) == 3
+    assert timing.warm_up_round_trials(10, 2.0) == 2
+    assert timing.warm_up_round_trials(1, 2.0) == 1   # a lean task's block
 
 
 def test_time_block_reports_each_calls_host_time():
