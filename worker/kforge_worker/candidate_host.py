@@ -372,7 +372,7 @@ class TimedCallWatch:
         from kforge_worker.trust_ops import NameRecorder
         self.guard = guard
         self.marker = f"kforge-timed-{secrets.token_hex(8)}"
-        self.recorder = NameRecorder(self.marker)
+        self.recorder = NameRecorder(self.marker, sizes=True)
         self.open = False
         self.stopped = False
         self.calls = 0

@@ -460,18 +460,23 @@ class NameRecorder:
     interface as AtenRecorder without shapes; the session is as visible to the candidate as a
     Kineto one (the profiler is on), and records what the checked calls' recorder does."""
 
-    def __init__(self, marker=None):
+    def __init__(self, marker=None, sizes=False):
         self.names = []
         self.calls = []
         self.dtypes_seen = False
         self.marker = marker  # a scope name whose recorded occurrences are counted (`marked`)
         self.marked = 0
+        self.sizes = sizes    # the input shapes too: each call's elements in `calls`
+        # the calls between two marks, one list per mark (AtenRecorder.calls' form, parents
+        # indexed within the list): with the harness's mark after every timed trial, one
+        # list per trial (the first also holds whatever ran before it: the warm-up calls)
+        self.trials = []
         self._records = None
 
     def start(self):
         import torch
         from torch.autograd import ProfilerConfig, ProfilerState
-        config = ProfilerConfig(ProfilerState.CPU, False, False, False, False, False,
+        config = ProfilerConfig(ProfilerState.CPU, self.sizes, False, False, False, False,
                                 torch._C._profiler._ExperimentalConfig())
         torch.autograd._enable_profiler_legacy(config)
 
@@ -485,16 +490,34 @@ class NameRecorder:
 
     def read(self):
         for thread in self._records or ():
+            segment = []  # the calls since the last mark
+            open_scopes = []  # per pushed scope: its index in `segment`, or -1 (not an operator)
             for event in thread:
-                if event.kind() != "push":
+                kind = event.kind()
+                if kind == "pop":
+                    if open_scopes:
+                        open_scopes.pop()
+                    continue
+                if kind != "push":
                     continue
                 if self.marker is not None and event.name() == self.marker:
                     self.marked += 1
+                    self.trials.append(segment)
+                    segment = []
+                    open_scopes.append(-1)
                     continue
                 name = aten_name(event.name())
-                if name:
-                    self.names.append(name)
-                    self.calls.append((name, event.name()[len("aten::"):].split(".")[0], 0, -1))
+                if not name:
+                    open_scopes.append(-1)
+                    continue
+                raw = event.name()[len("aten::"):].split(".")[0]
+                numel = max((_numel(shape) for shape in event.shapes()), default=0) \
+                    if self.sizes else 0
+                parent = next((index for index in reversed(open_scopes) if index >= 0), -1)
+                self.names.append(name)
+                self.calls.append((name, raw, numel, -1))
+                open_scopes.append(len(segment))
+                segment.append((name, raw, numel, parent))
         self._records = None
 
 

@@ -1040,6 +1040,61 @@ def test_the_timed_calls_recorder_names_the_operators_and_notices_a_stop():
         stopped.stop()
 
 
+def test_the_timed_calls_recorder_sizes_each_trial_between_the_marks():
+    # With sizes, each call carries the elements of its largest input and the calls come split
+    # per trial at the harness's marks, nested calls pointing at their parent within the trial:
+    # what the own-work rule needs to run on every timed call (a59_tiny_slice_whitelist).
+    import torch
+    from kforge_worker.trust_ops import NameRecorder
+    recorder = NameRecorder("mark-x", sizes=True)
+    recorder.start()
+    torch.ones(2, 3).exp()                      # before the first mark: the warm-up's list
+    with torch.autograd.profiler.record_function("mark-x"):
+        pass
+    torch.softmax(torch.ones(4, 8), 1)           # trial 2
+    with torch.autograd.profiler.record_function("mark-x"):
+        pass
+    recorder.stop()
+    recorder.read()
+    assert recorder.marked == 2 and len(recorder.trials) == 2
+    second = recorder.trials[1]
+    names = [call[0] for call in second]
+    assert "softmax" in names
+    softmax = names.index("softmax")
+    assert second[softmax][2] == 32 and second[softmax][3] == -1
+    nested = [call for call in second if call[3] == softmax]
+    assert nested and all(call[2] == 32 for call in nested)   # _softmax inside softmax
+    assert all(call[0] != "softmax" for call in recorder.trials[0])
+
+
+def test_the_own_work_rule_runs_on_each_timed_call():
+    # a59_tiny_slice_whitelist: the decomposition on a 1x1 slice when checked, on the whole
+    # input when timed; the timed trials' sizes name it, the warm-up's list is left out.
+    from kforge_worker import trust
+    from kforge_worker.trust_ops import Policy
+
+    class Timed:
+        names = ["amax", "exp2", "mm"]
+        calls = []
+        trials = [[("exp2", "exp2", 10 ** 6, -1)] * 9,          # warm-ups: not counted
+                  [("amax", "amax", 64, -1), ("exp2", "exp2", 64, -1)],
+                  [("amax", "amax", 4096, -1), ("exp2", "exp2", 4096, -1),
+                   ("mm", "mm", 4096, -1)]]
+    guard = trust.Guard(None, {})
+    guard.use_policy(Policy(["softmax"], [], None))
+    guard._checked_names.update(["amax", "exp2", "mm"])
+    guard._task_size = 4096
+    guard.check_timed(Timed())
+    assert any("computed the task in PyTorch" in v and "(in timed calls)" in v
+               for v in guard.violations), guard.violations
+    honest = trust.Guard(None, {})
+    honest.use_policy(Policy(["softmax"], [], None))
+    honest._task_size = 4096
+    Timed.trials = Timed.trials[:2]
+    honest.check_timed(Timed())
+    assert not honest.violations
+
+
 def test_the_timed_calls_recorder_must_stay_live_through_every_trial():
     # Blind red team, session 18: `_toggle_collection_dynamic(False, ...)` switched collection
     # off while the profiler still reported itself on; the harness's marks between trials go
