@@ -795,5 +795,14 @@ section_s19_final() {
   section_s16_legit
 }
 
+# Session 19, after the own-work rule on timed calls (trust.Guard.check_timed over the timed
+# recorder's per-trial sizes): every legitimate candidate (no false rejection), then a59 and a34.
+section_s19_timed_rule() {
+  section_s16_legit
+  step "corpora a59 a34 on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a59 a34 2>&1 | grep -v '^\[' | tail -n 18
+}
+
 versions
 for section in "$@"; do "section_$section"; done
