@@ -759,13 +759,18 @@ section_s19_cupti() {
 # unmeasured) on 39_GRU, eager only, with the judge's phases; then the a59 and a34 corpora on the
 # GPU (a59 never ran there). Unpack the build cache first (KFORGE_BUILD_CACHE).
 section_s19_overhead() {
+  gru_overhead
+  step "corpora a59 a34 on the GPU"
+  timeout 250 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a59 a34 2>&1 | grep -v '^\[' | tail -n 24
+}
+# Warm evaluations of 39_GRU through one worker, eager only (as a pipeline's candidates are
+# timed): the judge's phases and the overhead per candidate (issue 15).
+gru_overhead() {
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   step "warm evaluations of 39_GRU, eager only, 100 trials: phases and overhead"
   timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
     --pair tasks/39_GRU.py:library/gru_out/candidate.py 2>&1 | grep -v '^\[' | tail -n 20
-  step "corpora a59 a34 on the GPU"
-  timeout 250 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
-    --only a59 a34 2>&1 | grep -v '^\[' | tail -n 24
 }
 
 # Session 19, call 2 (~140 s): does a profiler session with CUDA activity after the warm-up speed
@@ -788,10 +793,7 @@ section_s19_warm_up() {
 # 39_GRU (eager only, as bench_harness measured before them in call 1), then every legitimate
 # candidate through suite eval (s16_legit: the library still ok). Unpack the build cache first.
 section_s19_final() {
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
-  step "warm evaluations of 39_GRU, eager only, 100 trials: phases and overhead"
-  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
-    --pair tasks/39_GRU.py:library/gru_out/candidate.py 2>&1 | grep -v '^\[' | tail -n 14
+  gru_overhead
   section_s16_legit
 }
 
