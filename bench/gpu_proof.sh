@@ -806,5 +806,19 @@ section_s19_timed_rule() {
     --only a59 a34 2>&1 | grep -v '^\[' | tail -n 18
 }
 
+# Session 20, first call (~330 s; prepared in session 19, not run): the first checked set's
+# references computed during the candidate's import (unmeasured), then timing parity with and
+# without the sandbox on one lease (session 19 ruled out every in-process step: what is left is
+# the sandbox or the two processes taking turns on the GPU). Unpack the build cache first.
+section_s20_first() {
+  gru_overhead
+  step "timing parity, confined (bwrap)"
+  timeout 130 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 4 --variants "" \
+    --json "$OUT/parity_bwrap.json" 2>&1 | grep -v '^\[worker' | tail -n 5
+  step "timing parity, not confined (KFORGE_BWRAP unset)"
+  env -u KFORGE_BWRAP timeout 130 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 4 \
+    --variants "" --json "$OUT/parity_plain.json" 2>&1 | grep -v '^\[worker' | tail -n 5
+}
+
 versions
 for section in "$@"; do "section_$section"; done
