@@ -820,5 +820,21 @@ section_s20_first() {
     --variants "" --json "$OUT/parity_plain.json" 2>&1 | grep -v '^\[worker' | tail -n 5
 }
 
+# Session 20: which part of the real candidate process slows the launch path (parity), and
+# which library installs signal handlers on its own (a false accusation's risk)
+section_s20_ablation() {
+  step "signal handlers installed by libraries on their own"
+  timeout 120 "$KFORGE_PYTHON" bench/signal_handlers_probe.py 2>&1 | grep -v "^\[worker" | tail -n 20
+  step "a59_tiny_slice_whitelist through the corpus runner (the charged handler's library)"
+  timeout 120 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a59_tiny_slice_whitelist 2>&1 | tail -n 4
+  step "host probe: the audit events and operators one forward raises (gelu_scale)"
+  timeout 150 "$KFORGE_PYTHON" bench/parity/host_probe.py bench/parity/gelu_scale.py \
+    bench/parity/gelu_scale_task.py --trials 200 2>&1 | grep -v "^\[worker" | tail -n 8
+  step "parity ablation: the real candidate process, one piece out at a time"
+  timeout 420 "$KFORGE_PYTHON" bench/parity/ablation.py --rounds 2 --budget-s 380 \
+    --json "$OUT/ablation.json" 2>&1 | grep -v '^\[worker' | tail -n 40
+}
+
 versions
 for section in "$@"; do "section_$section"; done

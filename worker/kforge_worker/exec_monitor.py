@@ -571,8 +571,14 @@ class Monitor:
                     f"signal {args[0]} ({hex(handler)}, Triton's library; refused, not charged) "
                     f"by {_thread_name(pid)} in {self.request} (stack: {libraries})")
             return UNCHARGED
+        # Where the handler and the call came from, for the reader (a stack is the caller's to
+        # forge, so this names, it does not excuse): a library acting on its own shows here.
+        where = _code_mapping(pid, handler) if handler is not None else None
+        libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
         return (f"installed a signal handler once its code was loaded (signal {args[0]}; "
-                f"refused; seen by the judge): a handler runs between the harness's steps")
+                f"refused; seen by the judge): a handler runs between the harness's steps "
+                f"(handler in {os.path.basename(where) if where else 'anonymous memory'}; "
+                f"stack: {libraries})")
 
     def _handle(self, notif):
         identifier, pid, _, number, _, _, *args = notif
