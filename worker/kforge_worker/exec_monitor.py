@@ -262,6 +262,9 @@ def _stack_code(tid, span=16384):
 # SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: faulthandler's, and those LLVM's crash
 # recovery takes around each compile of Triton's
 CRASH_SIGNALS = (4, 5, 6, 7, 8, 11)
+# LLVM's (lib/Support/Unix/Signals.inc): SIGHUP, SIGINT, SIGTERM, SIGUSR2; SIGQUIT, SIGILL,
+# SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGXCPU, SIGXFSZ, SIGSYS; SIGUSR1
+LLVM_SIGNALS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 15, 24, 25, 31)
 RT_SIGACTION = 13  # x86_64
 
 
@@ -555,14 +558,19 @@ class Monitor:
                                  self.restorable.get(args[0]) == (handler, action[2])):
             return None  # SIG_DFL, SIG_IGN, or the handler it had before its seal
         # Triton's compiler (LLVM's crash recovery) installs handlers for signals 4-8 and 11 in
-        # every compile and puts the old ones back after it (H100, session 14). Refused too,
-        # but not charged: LLVM ignores the error and compiles on, and the old ones it puts
-        # back are the ones it saved in the warm-up's compile (warm_up.py). Allowing "an
-        # address in libtriton" let a candidate run its own code as a handler (a `ret` with its
-        # own sa_restorer, a PLT stub through a GOT entry it rewrote; blind red team, session
-        # 14), at faults it arranged in the harness's own code.
+        # every compile and puts the old ones back after it (H100, session 14); LLVM's signal
+        # handling also installs its own for 1, 2, 3, 10, 12, 15, 24, 25 and 31 in the first
+        # compile and sets 2, 15 and 25 again later, with no compile and no candidate code
+        # in between (H200, session 20, bench/signal_handlers_probe.py): a59 was charged for
+        # those. Refused, but not charged, for LLVM's signals (LLVM_SIGNALS; a libtriton
+        # address for SIGALRM is charged, a51): LLVM ignores the error and goes on,
+        # and the old crash handlers it puts back are the ones it saved in the warm-up's
+        # compile (warm_up.py). Refusing is what protects: allowing "an address in libtriton"
+        # let a candidate run its own code as a handler (a `ret` with its own sa_restorer, a
+        # PLT stub through a GOT entry it rewrote; blind red team, session 14), at faults it
+        # arranged in the harness's own code.
         library = _code_mapping(pid, handler) if handler is not None and \
-            args[0] in CRASH_SIGNALS else None
+            args[0] in LLVM_SIGNALS else None
         if library and self.triton_dir and os.path.basename(library).startswith("libtriton") \
                 and os.path.realpath(library).startswith(self.triton_dir + os.sep):
             if len(self.signal_handlers) < 8:  # named in the result
