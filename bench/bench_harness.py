@@ -82,6 +82,12 @@ def main():
             print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
                   flush=True)
             print(f"  phases (s): {result.get('phases_s')}", flush=True)
+            sets = (result.get("phases_detail") or {}).get("correctness_sets")
+            if sets:  # each reference run: fp32 s, fp64 s, then the wait for the candidate
+                print("  correctness sets (ref32/ref64/wait/candidate s): " + "; ".join(
+                    "/".join(f"{x:.3f}" if isinstance(x, (int, float)) else "-" for x in (
+                        t.get("ref32_s"), t.get("ref64_s"), t.get("wait_s"),
+                        t.get("candidate_s"))) for t in sets), flush=True)
     worker.close()
     if args.cprofile:
         import glob

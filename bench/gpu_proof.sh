@@ -836,5 +836,18 @@ section_s20_ablation() {
     --json "$OUT/ablation.json" 2>&1 | grep -v '^\[worker' | tail -n 40
 }
 
+# Session 20, call 2: where a checked GRU set's time goes (fp32 and fp64 references, the wait for
+# the candidate's reply, the candidate's own handling), the build cache kept for later calls;
+# a59 after the LLVM-handler change, with the legitimate Triton candidates beside it.
+section_s20_overhead() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  gru_overhead
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  step "a59_tiny_slice_whitelist and the library's softmax and GELU on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all \
+    --only a59_tiny_slice_whitelist library/softmax library/gelu 2>&1 | grep -v '^\[' | tail -n 8
+}
+
 versions
 for section in "$@"; do "section_$section"; done

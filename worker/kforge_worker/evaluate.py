@@ -451,6 +451,7 @@ class Evaluation:
         self.harness_gaps = None   # the calibration's per-trial gaps (calibration.py)
         self.reference_call_s = None  # the fp32 reference's fastest checked run (wall, synced)
         self.first_expected = None  # the first checked set's (want32, want64), made during load
+        self.set_times = []  # per reference run: fp32 and fp64 seconds, the candidate's wait
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -580,6 +581,9 @@ class Evaluation:
         self.reference_call_s = min(took, self.reference_call_s or took)
         want64 = self.run_reference64(model, input_set,
                                       2 * (tensor_bytes(input_set) + tensor_bytes(want32)))
+        self.sync()
+        self.set_times.append({"ref32_s": round(took, 4),
+                               "ref64_s": round(time.perf_counter() - began - took, 4)})
         if want64 is None:
             self.fp64_missing = True
             want64 = want32
@@ -608,7 +612,11 @@ class Evaluation:
 
     def call_reply(self, slots, input_set, where):
         """The second half of `call`: the reply, the inputs checked unchanged, the outputs."""
+        waited = time.perf_counter()
         reply = self.candidate.reply()
+        if self.set_times:  # diagnostics (bench/bench_harness.py): a checked set's critical path
+            self.set_times[-1].update(wait_s=round(time.perf_counter() - waited, 4),
+                                      candidate_s=reply.get("took_s"))
         changed = slots.changed_inputs(input_set)
         if changed:
             raise Failure("rejected", f"mutated input {changed[0]} in place ({where})",
@@ -844,6 +852,7 @@ class Evaluation:
             comparison.fail(f"output does not depend on the input: bit-identical for all {sets} "
                             f"input sets while the reference's output varies")
         self.result["correctness"] = comparison.report()
+        self.result.setdefault("phases_detail", {})["correctness_sets"] = self.set_times
         if not comparison.passed:
             raise Failure("wrong_output", comparison.first_failure)
         self.checked_units = comparison.units32
