@@ -82,12 +82,17 @@ def main():
             print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
                   flush=True)
             print(f"  phases (s): {result.get('phases_s')}", flush=True)
-            sets = (result.get("phases_detail") or {}).get("correctness_sets")
-            if sets:  # each reference run: fp32 s, fp64 s, then the wait for the candidate
-                print("  correctness sets (ref32/ref64/wait/candidate s): " + "; ".join(
-                    "/".join(f"{x:.3f}" if isinstance(x, (int, float)) else "-" for x in (
-                        t.get("ref32_s"), t.get("ref64_s"), t.get("wait_s"),
-                        t.get("candidate_s"))) for t in sets), flush=True)
+            detail = result.get("phases_detail") or {}
+
+            def cells(rows, keys):
+                return "; ".join("/".join(f"{r.get(k):.3f}" if isinstance(r.get(k), (int, float))
+                                          else "-" for k in keys) for r in rows)
+            if detail.get("references"):  # the correctness phase's critical path
+                print("  reference runs (fp32/fp64 s): " +
+                      cells(detail["references"], ("ref32_s", "ref64_s")), flush=True)
+                print("  checked calls (judge's wait/candidate's own s): " +
+                      cells(detail.get("checked_calls") or [], ("wait_s", "candidate_s")),
+                      flush=True)
     worker.close()
     if args.cprofile:
         import glob

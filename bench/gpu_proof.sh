@@ -849,5 +849,22 @@ section_s20_overhead() {
     --only a59_tiny_slice_whitelist library/softmax library/gelu 2>&1 | grep -v '^\[' | tail -n 8
 }
 
+# Session 20, call 3: the correctness phase reading later sets ahead while the candidate's first
+# call runs; whose handler a59 is charged for (old -> new handler, the judge's full reason).
+section_s20_read_ahead() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  step "signal handlers installed by libraries on their own (old -> new)"
+  timeout 120 "$KFORGE_PYTHON" bench/signal_handlers_probe.py 2>&1 | grep -v "^\[worker" | tail -n 16
+  step "a59_tiny_slice_whitelist: the judge's whole reason"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a59_tiny_slice_whitelist --json "$OUT/a59.json" >/dev/null 2>&1
+  "$KFORGE_PYTHON" -c 'import json,sys; [print(r["got"], r["reasons"]) for r in json.load(open(sys.argv[1]))]' "$OUT/a59.json" 2>&1 | tail -n 5
+  gru_overhead
+  step "legitimate candidates with a cached or no build (GPU, read-ahead)"
+  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only library/softmax \
+    library/gelu library/gru_out tests/controls worker/tests/candidates 2>&1 | grep -v '^\[' | tail -n 14
+}
+
 versions
 for section in "$@"; do "section_$section"; done

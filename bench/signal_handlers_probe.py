@@ -34,7 +34,10 @@ def mapping(address):
 def report(step, before):
     now = current_handlers(SIGNALS)
     changed = {int(s): now.get(s) for s in set(now) | set(before) if now.get(s) != before.get(s)}
-    described = ", ".join(f"{s}: {mapping(h[0]) if h else 'default'}"
+    def name(handler):
+        return f"{mapping(handler[0])} {hex(handler[0])} flags {hex(handler[1])}" if handler \
+            else "default"
+    described = ", ".join(f"{s}: {name(before.get(str(s)))} -> {name(h)}"
                           for s, h in sorted(changed.items())) or "none"
     print(f"{step:<44} changed: {described}", flush=True)
     return now

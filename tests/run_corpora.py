@@ -297,7 +297,7 @@ def main():
         reasons = "; ".join(lines)
         rows.append({"kind": kind, "case": name, "expected": expected,
                      "got": result.get("status"), "pass": passed, "note": note,
-                     "reasons": reasons[:150], "seconds": round(time.monotonic() - started, 1),
+                     "reasons": reasons[:800], "seconds": round(time.monotonic() - started, 1),
                      "confinement": result.get("confinement")})
         if passed is False:  # the whole story of a failure, printed again at the end
             failures.append(f"{name}: got {result.get('status')}, expected {expected}; "

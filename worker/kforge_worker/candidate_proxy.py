@@ -233,6 +233,14 @@ class CandidateProcess:
             self._wait_readable()  # reports why it is gone
             self._fail("crashed", "closed its channel")
 
+    def replied(self):
+        """Whether a reply (or the end of the channel) is waiting: the judge's read-ahead stops
+        there (evaluate.correctness)."""
+        if self.closed:
+            return True
+        ready, _, _ = select.select([self.channel.sock], [], [], 0)
+        return bool(ready)
+
     def reply(self, keep_fds=False):
         """The second half: the reply if ok, else the candidate's Failure. `keep_fds`: the
         descriptors that came with it are the caller's (else closed), as reply["fds"]."""

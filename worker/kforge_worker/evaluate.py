@@ -45,6 +45,9 @@ SLOT_BUDGET_BYTES = 4 << 30     # shared timing slots (inputs + outputs) at most
 # timing (every set arrives at the same addresses with new contents); blocks of one trial, each
 # on a fresh set (as every task's timed calls), one set and its expected outputs at a time.
 LEAN_SET_BYTES = 2 << 30
+# Checked sets drawn ahead, with their references, while the candidate computes: at most this
+# many bytes of inputs and expected outputs held (correctness, prepare_set)
+READ_AHEAD_BYTES = 512 << 20
 # The fp64 reference falls back to the host (when it failed on the GPU) only for input sets and
 # outputs this small: float64 doubles them, and the judge's host memory is limited
 # (sandbox.DEFAULT_HOST_MEMORY_GB); larger tasks go without (the note says why).
@@ -253,6 +256,11 @@ def _short_repr(value):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def ahead_bytes(prepared):
+    """What a prepared checked set holds: its inputs and both references' outputs."""
+    return sum(tensor_bytes(part) for part in prepared[:3] if part is not None)
+
+
 def tensor_bytes(values):
     import torch
     return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
@@ -451,7 +459,8 @@ class Evaluation:
         self.harness_gaps = None   # the calibration's per-trial gaps (calibration.py)
         self.reference_call_s = None  # the fp32 reference's fastest checked run (wall, synced)
         self.first_expected = None  # the first checked set's (want32, want64), made during load
-        self.set_times = []  # per reference run: fp32 and fp64 seconds, the candidate's wait
+        self.set_times = []   # per reference run: fp32 and fp64 seconds (diagnostics)
+        self.call_times = []  # per checked call: the judge's wait, the candidate's own seconds
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -614,9 +623,8 @@ class Evaluation:
         """The second half of `call`: the reply, the inputs checked unchanged, the outputs."""
         waited = time.perf_counter()
         reply = self.candidate.reply()
-        if self.set_times:  # diagnostics (bench/bench_harness.py): a checked set's critical path
-            self.set_times[-1].update(wait_s=round(time.perf_counter() - waited, 4),
-                                      candidate_s=reply.get("took_s"))
+        self.call_times.append({"wait_s": round(time.perf_counter() - waited, 4),
+                                "candidate_s": reply.get("took_s")})  # diagnostics
         changed = slots.changed_inputs(input_set)
         if changed:
             raise Failure("rejected", f"mutated input {changed[0]} in place ({where})",
@@ -785,30 +793,12 @@ class Evaluation:
         first_got = first_want = None
         candidate_constant = reference_constant = True
         slots = None
+        ahead = {}  # index: a later set, drawn with its references while the candidate computed
         for index in range(sets):
-            precomputed = None
-            if index == 0:
-                input_set, self.first_set = self.first_set, None
-                precomputed, self.first_expected = self.first_expected, None
-            else:
-                input_set = self.make_inputs(self.next_seed())
-            seed = self.result["seeds"][-1] if index else self.result["seeds"][0]
-            widening = None if index == 0 else "signed" if index == sets - 1 else \
-                "positive" if index == sets - 2 else "sprinkled" if index == sets - 3 else None
-            widened = widening and widen_values(input_set, widening, seed)
-            # Once the slots exist (set 1 on), the candidate's call goes out first and runs
-            # while the references do; not for a lean task (its memory holds one set at a time).
-            sent = slots is not None and not self.lean
-            if sent:
-                self.send_call(slots[index % len(slots)], input_set)
-            want32, want64 = precomputed or self.expected(self.reference, input_set)
-            precomputed = None
-            if widened and not all_finite(want32):  # an exp, a cumprod, a log: milder, or plain
-                if sent:  # its answer on the set given up is read and dropped
-                    self.call_reply(slots[index % len(slots)], input_set, f"input set {index}")
-                    sent = False
-                input_set, want32, want64, seed, widening, widened = self.milder_set(
-                    index, widening)
+            prepared = ahead.pop(index, None) or self.prepare_set(index, sets)
+            input_set, want32, want64, seed, widening, widened = prepared
+            read_ahead = ahead_bytes(prepared) <= READ_AHEAD_BYTES
+            prepared = None
             if widened:
                 self.result.setdefault("widened_sets", []).append(
                     {"index": index, "inputs": widened, "range": widening_label(widening)})
@@ -820,12 +810,25 @@ class Evaluation:
                 slots = [Slots(self.candidate, input_set, want32)
                          for _ in range(1 if self.lean else 2)]
                 self.slots = slots
+            slot = slots[index % len(slots)]
+            self.send_call(slot, input_set)
+            # While the candidate computes, the judge draws the next set and runs its references;
+            # and more sets while the candidate's call is still running (its first call in a
+            # process: 0.5-0.7 s for an RNN kernel on an H200, as long as all the later sets'
+            # references). Only for small sets: a large one's references run before its call.
+            if read_ahead and not self.lean:
+                held = sum(ahead_bytes(item) for item in ahead.values())
+                for later in range(index + 1, sets):
+                    if later in ahead:
+                        continue
+                    if later > index + 1 and (self.candidate.replied() or
+                                              held > READ_AHEAD_BYTES):
+                        break
+                    ahead[later] = self.prepare_set(later, sets)
+                    held += ahead_bytes(ahead[later])
             where = f"input set {index} (seed {seed})"
             if widened:
                 where += f" with inputs {widened} spread from [0, 1) to {widening_label(widening)}"
-            slot = slots[index % len(slots)]
-            if not sent:
-                self.send_call(slot, input_set)
             got = self.call_reply(slot, input_set, where)
             comparison.add(got, want32, want64, where, spread=bool(widened))
             if index == sets - 1:
@@ -848,15 +851,38 @@ class Evaluation:
             if not comparison.passed:
                 break
         first_got = first_want = None
+        ahead = None
         if comparison.passed and sets > 1 and not reference_constant and candidate_constant:
             comparison.fail(f"output does not depend on the input: bit-identical for all {sets} "
                             f"input sets while the reference's output varies")
         self.result["correctness"] = comparison.report()
-        self.result.setdefault("phases_detail", {})["correctness_sets"] = self.set_times
+        self.result.setdefault("phases_detail", {}).update(
+            references=self.set_times, checked_calls=self.call_times)
         if not comparison.passed:
             raise Failure("wrong_output", comparison.first_failure)
         self.checked_units = comparison.units32
         self.checked_allowed = comparison.allowed_units
+
+    def prepare_set(self, index, sets):
+        """Checked set `index` of `sets`, drawn, spread and with its references: (inputs,
+        want32, want64, seed, widening, widened positions). Set 0 is the one drawn during load
+        (its references too, when they were made there); the last three are spread (signed,
+        positive, sprinkled), or a milder spread where the reference's outputs were not finite."""
+        if index == 0 and self.first_set is not None:
+            input_set, self.first_set = self.first_set, None
+            seed = self.result["seeds"][0]
+            precomputed, self.first_expected = self.first_expected, None
+            want32, want64 = precomputed or self.expected(self.reference, input_set)
+            return input_set, want32, want64, seed, None, None
+        seed = self.next_seed()
+        input_set = self.make_inputs(seed)
+        widening = None if index == 0 else "signed" if index == sets - 1 else \
+            "positive" if index == sets - 2 else "sprinkled" if index == sets - 3 else None
+        widened = widening and widen_values(input_set, widening, seed)
+        want32, want64 = self.expected(self.reference, input_set)
+        if widened and not all_finite(want32):  # an exp, a cumprod, a log: milder, or plain
+            return self.milder_set(index, widening)
+        return input_set, want32, want64, seed, widening, widened
 
     def milder_set(self, index, widening):
         """Checked set `index` after the reference's outputs were not finite on its `widening`:
