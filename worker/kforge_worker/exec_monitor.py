@@ -268,6 +268,21 @@ LLVM_SIGNALS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 15, 24, 25, 31)
 RT_SIGACTION = 13  # x86_64
 
 
+def _cuda_library_dirs():
+    """Where PyTorch's CUDA libraries come from: the `nvidia` packages beside torch, torch's own
+    lib folder, a CUDA toolkit. Real paths; those that exist."""
+    folders = []
+    try:
+        import torch
+        torch_dir = os.path.dirname(os.path.realpath(torch.__file__))
+        folders += [os.path.join(os.path.dirname(torch_dir), "nvidia"),
+                    os.path.join(torch_dir, "lib")]
+    except Exception:
+        pass
+    folders += ["/usr/local/cuda", "/usr/lib/x86_64-linux-gnu"]
+    return [os.path.realpath(f) for f in folders if os.path.isdir(f)]
+
+
 def current_handlers(signals):
     """{signal: [handler, flags, restorer, mask]} of this process's handlers (SIG_DFL and
     SIG_IGN left out), read with rt_sigaction and no new action (which the filter does not send
@@ -463,6 +478,10 @@ class Monitor:
         self.read_only_root = read_only_root  # bwrap: only scratch, caches and /tmp writable
         self.python_exe = python_exe
         self.triton_dir = triton_dir
+        # Libraries whose LLVM installs handlers on its own: (file name prefix, folder) pairs,
+        # Triton's, and NVRTC's from the CUDA packages beside torch (handler_library)
+        self.handler_libraries = [("libtriton", triton_dir)] if triton_dir else []
+        self.handler_libraries += [("libnvrtc", folder) for folder in _cuda_library_dirs()]
         # {signal: (handler, restorer)} the candidate process had before its seal (faulthandler's):
         # putting one back is not installing code of the candidate's. The restorer (where the
         # kernel returns to after the handler) counts: with one of its own, a candidate ran its
@@ -569,14 +588,16 @@ class Monitor:
         # let a candidate run its own code as a handler (a `ret` with its own sa_restorer, a
         # PLT stub through a GOT entry it rewrote; blind red team, session 14), at faults it
         # arranged in the harness's own code.
-        library = _code_mapping(pid, handler) if handler is not None and \
+        # NVRTC (PyTorch's runtime compiles: jiterator operators) does the same on its first
+        # compile in a process, and puts the old ones back: a59's decomposition on an H200 was
+        # charged for signals 2 and 15 with the handler in libnvrtc.so.13 (session 20).
+        library = self.handler_library(pid, handler) if handler is not None and \
             args[0] in LLVM_SIGNALS else None
-        if library and self.triton_dir and os.path.basename(library).startswith("libtriton") \
-                and os.path.realpath(library).startswith(self.triton_dir + os.sep):
+        if library:
             if len(self.signal_handlers) < 8:  # named in the result
                 libraries = ", ".join(_stack_libraries(_stack_code(pid))) or "?"
                 self.signal_handlers.append(
-                    f"signal {args[0]} ({hex(handler)}, Triton's library; refused, not charged) "
+                    f"signal {args[0]} ({hex(handler)}, {library}; refused, not charged) "
                     f"by {_thread_name(pid)} in {self.request} (stack: {libraries})")
             return UNCHARGED
         # Where the handler and the call came from, for the reader (a stack is the caller's to
@@ -587,6 +608,18 @@ class Monitor:
                 f"refused; seen by the judge): a handler runs between the harness's steps "
                 f"(handler in {os.path.basename(where) if where else 'anonymous memory'}; "
                 f"stack: {libraries})")
+
+    def handler_library(self, pid, handler):
+        """The name of the library of `handler` when it is one whose LLVM sets handlers on its
+        own (handler_libraries), in an unmodified read-only mapping of its file; else None."""
+        found = _code_mapping(pid, handler)
+        if not found:
+            return None
+        real = os.path.realpath(found)
+        for prefix, folder in self.handler_libraries:
+            if os.path.basename(found).startswith(prefix) and real.startswith(folder + os.sep):
+                return "Triton's library" if prefix == "libtriton" else os.path.basename(found)
+        return None
 
     def _handle(self, notif):
         identifier, pid, _, number, _, _, *args = notif

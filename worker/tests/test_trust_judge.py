@@ -6,6 +6,7 @@ threads). Each live check runs in a child process: a seccomp filter and an audit
 removed from the process that installs them."""
 
 import array
+import ctypes
 import json
 import os
 import shutil
@@ -528,3 +529,27 @@ def test_a_shared_buffer_is_not_inherited_by_a_forked_child():
     assert judge.raw[0] == 7
     candidate.close()
     judge.close()
+
+
+def test_a_handler_in_a_library_whose_llvm_sets_its_own_is_not_charged_elsewhere_it_is():
+    """exec_monitor.Monitor.handler_library: NVRTC's (and Triton's) LLVM installs handlers for
+    its signals on its first compile (a59 on an H200, session 20: libnvrtc.so.13); such a call
+    is refused but not charged, when the handler lies in an unmodified mapping of that library's
+    file in its folder. Checked here with libc standing in for the library."""
+    import types
+    libc = ctypes.CDLL(None)
+    address = ctypes.cast(libc.abort, ctypes.c_void_p).value
+    with open("/proc/self/maps") as handle:
+        path = next(line.split()[5] for line in handle
+                    if len(line.split()) > 5 and "libc.so" in line.split()[5])
+    folder = os.path.dirname(os.path.realpath(path))
+    owner = types.SimpleNamespace(handler_libraries=[("libc", folder)])
+    assert exec_monitor.Monitor.handler_library(owner, os.getpid(), address) == \
+        os.path.basename(path)
+    owner.handler_libraries = [("libc", "/nonexistent")]  # the same name in another folder
+    assert exec_monitor.Monitor.handler_library(owner, os.getpid(), address) is None
+    owner.handler_libraries = [("libnvrtc", folder)]
+    assert exec_monitor.Monitor.handler_library(owner, os.getpid(), address) is None
+    anonymous = ctypes.cast(ctypes.create_string_buffer(64), ctypes.c_void_p).value
+    owner.handler_libraries = [("", "/")]
+    assert exec_monitor.Monitor.handler_library(owner, os.getpid(), anonymous) is None
