@@ -866,5 +866,21 @@ section_s20_read_ahead() {
     library/gelu library/gru_out tests/controls worker/tests/candidates 2>&1 | grep -v '^\[' | tail -n 14
 }
 
+# Session 20, call 4: a59 after the NVRTC-handler change; the RNN kernels' per-step budget at
+# the current code (issue 16): GRU and LSTM, one layer and the 6-layer wavefront, with clocks.
+section_s20_rnn_budget() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  step "a59_tiny_slice_whitelist after the NVRTC-handler change"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a59_tiny_slice_whitelist --json "$OUT/a59.json" 2>&1 | grep -v '^\[' | tail -n 3
+  "$KFORGE_PYTHON" -c 'import json,sys; [print(r["got"], r["reasons"]) for r in json.load(open(sys.argv[1]))]' "$OUT/a59.json"
+  step "RNN per-step time, GRU and LSTM, 1 and 6 layers"
+  timeout 240 "$KFORGE_PYTHON" bench/bench_rnn_scaling.py --cell both --layers 1,6 --trials 20 2>&1 | tail -n 8
+  step "RNN per-step phases (profile build: clocks per phase)"
+  timeout 300 "$KFORGE_PYTHON" bench/bench_rnn_scaling.py --cell both --layers 1,6 --trials 5 --profile 2>&1 | tail -n 40
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+}
+
 versions
 for section in "$@"; do "section_$section"; done
