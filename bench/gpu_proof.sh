@@ -882,5 +882,16 @@ section_s20_rnn_budget() {
   tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
 }
 
+# Session 20, call 5: the GPU-only cases and the timing-related classes of issues 12 and 18 after
+# this session's judge changes (read-ahead of checked sets, library signal handlers).
+section_s20_corpora() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  step "corpora on the GPU: a03 a10 a12 a15 a25 a26 a27 a29 a34 a59 f01-f03"
+  timeout 500 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a03 a10 a12 a15 a25 a26 a27 a29 a34 a59 f01 f02 f03 --json "$OUT/corpora.json" \
+    2>&1 | grep -v '^\[' | tail -n 60
+}
+
 versions
 for section in "$@"; do "section_$section"; done
