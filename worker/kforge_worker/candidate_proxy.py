@@ -19,6 +19,11 @@ from kforge_worker.errors import Failure
 from kforge_worker.sandbox import MAX_OUTPUT_BYTES, Output
 
 POLL_S = 0.05
+# A reply still missing this long after the candidate's process was refused a thread in the
+# same request: it waits on that thread (a thread pool rebuilt by torch.set_num_threads hung
+# until the 120 s limit on an H200, a25). A refused thread is charged anyway (the verdict is
+# rejected whatever follows), so the judge stops waiting.
+THREAD_REFUSAL_GRACE_S = 5.0
 FAILURE_STATUSES = {"syntax_error", "compile_error", "runtime_error", "wrong_output", "rejected"}
 
 
@@ -125,6 +130,7 @@ class CandidateProcess:
     def _wait_readable(self):
         sock = self.channel.sock
         checked_memory = 0.0
+        began = time.monotonic()
         while True:
             ready, _, _ = select.select([sock], [], [], POLL_S)
             if ready:
@@ -143,6 +149,14 @@ class CandidateProcess:
             if now > self.deadline:
                 self._fail("timeout", f"exceeded the wall-clock limit of {self.timeout_s:g} s "
                                       f"and was killed")
+            refused = getattr(self.monitor, "thread_refused_at", None)
+            if refused is not None and refused >= began and \
+                    now - refused > THREAD_REFUSAL_GRACE_S:
+                self._fail("rejected", f"started a thread once its code was loaded (refused; "
+                                       f"seen by the judge) and gave no reply in the "
+                                       f"{THREAD_REFUSAL_GRACE_S:g} s after: its process waits "
+                                       f"on the thread (a thread pool rebuilt, as by "
+                                       f"torch.set_num_threads); killed")
             if now - checked_memory > 0.2:
                 checked_memory = now
                 self._check_memory(now)

@@ -32,6 +32,7 @@ import re
 import select
 import struct
 import threading
+import time
 
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_ACT_NOTIFY = 0x7FC00000
@@ -497,6 +498,10 @@ class Monitor:
         # (`candidate_code()`). The libraries' own threads were all started before the seal
         # (warm_up.py): none is expected after it on either device.
         self.threads = {"harness": 0, "refused": 0}
+        # When the first was refused: a library whose pool waits for the thread that never
+        # started (torch.set_num_threads at import on a 16-core GPU machine) hangs its process,
+        # and the judge stops waiting soon after (candidate_proxy.THREAD_REFUSAL_GRACE_S)
+        self.thread_refused_at = None
         self._thread_phase = "harness"
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
@@ -657,6 +662,8 @@ class Monitor:
             reason = None if phase != "refused" else (
                 "started a thread once its code was loaded (refused; seen by the judge): a "
                 "thread runs beside the harness's checks, timing and output copies")
+            if reason and self.thread_refused_at is None:
+                self.thread_refused_at = time.monotonic()
             self._answer(identifier, reason, EAGAIN)
             return
         if name.startswith("mknod"):  # FIFOs and device nodes: no kernel build makes one
