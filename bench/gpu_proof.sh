@@ -893,5 +893,12 @@ section_s20_corpora() {
     2>&1 | grep -v '^\[' | tail -n 60
 }
 
+# Session 20, call 6: a25 and f34 after the refused-thread change; the library's softmax and GELU.
+section_s20_last() {
+  step "a25_global_flips, f34 and the library's softmax and GELU on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all \
+    --only a25_global_flips f34 library/softmax library/gelu 2>&1 | grep -v '^\[' | tail -n 10
+}
+
 versions
 for section in "$@"; do "section_$section"; done
