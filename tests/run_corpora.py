@@ -245,7 +245,8 @@ def verdict(case, result, device="cpu"):
     status = result.get("status")
     text = "\n".join(result.get("reasons") or []) + "\n" + (result.get("error") or "")
     if device == "cuda" and "gpu_expect" in case:  # a host-only attack (NumPy on a CUDA tensor)
-        case = dict(case, expect=case["gpu_expect"], reason=case.get("gpu_reason", ""))
+        case = dict(case, expect=case["gpu_expect"], reason=case.get("gpu_reason", ""),
+                    side_effects=case.get("gpu_side_effects"))
     if status not in case["expect"]:
         return False, f"status {status}"
     # "reason" is one substring, or a list of alternatives when different checks may catch the

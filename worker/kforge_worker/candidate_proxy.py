@@ -130,7 +130,9 @@ class CandidateProcess:
     def _wait_readable(self):
         sock = self.channel.sock
         checked_memory = 0.0
-        began = time.monotonic()
+        # the request's own start: the judge may have worked a while before waiting (the first
+        # set's references while the candidate is imported), and a refusal then counts too
+        began = getattr(self, "_sent_at", None) or time.monotonic()
         while True:
             ready, _, _ = select.select([sock], [], [], POLL_S)
             if ready:
@@ -240,6 +242,7 @@ class CandidateProcess:
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
         self._nonce = secrets.randbits(62)
+        self._sent_at = time.monotonic()  # a thread refused from now on belongs to this request
         message = {**message, "nonce": self._nonce}
         try:
             self.channel.send(message, fds)
