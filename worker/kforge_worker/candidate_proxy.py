@@ -19,11 +19,15 @@ from kforge_worker.errors import Failure
 from kforge_worker.sandbox import MAX_OUTPUT_BYTES, Output
 
 POLL_S = 0.05
-# A reply still missing this long after the candidate's process was refused a thread in the
-# same request: it waits on that thread (a thread pool rebuilt by torch.set_num_threads hung
-# until the 120 s limit on an H200, a25). A refused thread is charged anyway (the verdict is
-# rejected whatever follows), so the judge stops waiting.
-THREAD_REFUSAL_GRACE_S = 5.0
+# A reply still missing this long after the candidate's process was refused a thread or a fork
+# in the same request: it waits on what never started (a thread pool rebuilt by
+# torch.set_num_threads hung until the 120 s limit on an H200, a25; a kernel spinning on a
+# refused child's flag ran 120 s in Triton's interpreter, a49). The refusal is charged anyway
+# (the verdict is rejected whatever follows), so the judge stops waiting.
+REFUSAL_GRACE_S = 5.0
+WAITS_ON = {"thread": ("started a thread", "the thread (a thread pool rebuilt, as by "
+                                           "torch.set_num_threads)"),
+            "fork": ("forked its process", "the child that never ran (a flag it was to raise)")}
 FAILURE_STATUSES = {"syntax_error", "compile_error", "runtime_error", "wrong_output", "rejected"}
 
 
@@ -151,14 +155,12 @@ class CandidateProcess:
             if now > self.deadline:
                 self._fail("timeout", f"exceeded the wall-clock limit of {self.timeout_s:g} s "
                                       f"and was killed")
-            refused = getattr(self.monitor, "thread_refused_at", None)
-            if refused is not None and refused >= began and \
-                    now - refused > THREAD_REFUSAL_GRACE_S:
-                self._fail("rejected", f"started a thread once its code was loaded (refused; "
-                                       f"seen by the judge) and gave no reply in the "
-                                       f"{THREAD_REFUSAL_GRACE_S:g} s after: its process waits "
-                                       f"on the thread (a thread pool rebuilt, as by "
-                                       f"torch.set_num_threads); killed")
+            refused, kind = getattr(self.monitor, "start_refused", None) or (None, None)
+            if refused is not None and refused >= began and now - refused > REFUSAL_GRACE_S:
+                did, waits = WAITS_ON[kind]
+                self._fail("rejected", f"{did} once its code was loaded (refused; seen by the "
+                                       f"judge) and gave no reply in the {REFUSAL_GRACE_S:g} s "
+                                       f"after: its process waits on {waits}; killed")
             if now - checked_memory > 0.2:
                 checked_memory = now
                 self._check_memory(now)
@@ -242,7 +244,7 @@ class CandidateProcess:
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
         self._nonce = secrets.randbits(62)
-        self._sent_at = time.monotonic()  # a thread refused from now on belongs to this request
+        self._sent_at = time.monotonic()  # a refusal from now on belongs to this request
         message = {**message, "nonce": self._nonce}
         try:
             self.channel.send(message, fds)

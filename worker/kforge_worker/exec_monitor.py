@@ -498,10 +498,12 @@ class Monitor:
         # (`candidate_code()`). The libraries' own threads were all started before the seal
         # (warm_up.py): none is expected after it on either device.
         self.threads = {"harness": 0, "refused": 0}
-        # When the first was refused: a library whose pool waits for the thread that never
-        # started (torch.set_num_threads at import on a 16-core GPU machine) hangs its process,
-        # and the judge stops waiting soon after (candidate_proxy.THREAD_REFUSAL_GRACE_S)
-        self.thread_refused_at = None
+        # The first refused thread or fork, (monotonic time, "thread"|"fork"): a library whose
+        # pool waits for the thread that never started (torch.set_num_threads at import on a
+        # 16-core GPU machine) hangs its process, a kernel that spins on its refused child's
+        # flag runs on for minutes; either is charged already, and the judge stops waiting soon
+        # after (candidate_proxy.REFUSAL_GRACE_S)
+        self.start_refused = None
         self._thread_phase = "harness"
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
@@ -633,7 +635,10 @@ class Monitor:
             self._answer(identifier, self._signal_action_reason(pid, args))
             return
         if name == "fork" or (name == "clone" and not args[0] & CLONE_VM):
-            self._answer(identifier, self._fork_reason(pid))
+            reason = self._fork_reason(pid)
+            if reason and self.start_refused is None:
+                self.start_refused = (time.monotonic(), "fork")
+            self._answer(identifier, reason)
             return
         if name == "clone" and args[0] & CLONE_VFORK:  # subprocess, posix_spawn: allowed
             signal_ = args[0] & 0xFF
@@ -662,8 +667,8 @@ class Monitor:
             reason = None if phase != "refused" else (
                 "started a thread once its code was loaded (refused; seen by the judge): a "
                 "thread runs beside the harness's checks, timing and output copies")
-            if reason and self.thread_refused_at is None:
-                self.thread_refused_at = time.monotonic()
+            if reason and self.start_refused is None:
+                self.start_refused = (time.monotonic(), "thread")
             self._answer(identifier, reason, EAGAIN)
             return
         if name.startswith("mknod"):  # FIFOs and device nodes: no kernel build makes one
