@@ -14,7 +14,8 @@ status is a false rejection). Exit status 0 only when every row passes.
 
     python3 tests/run_corpora.py                      # CPU: TRITON_INTERPRET=1, shrunk shapes
     python3 tests/run_corpora.py --device cuda        # on a GPU: adds the GPU-only cases
-    python3 tests/run_corpora.py --legit quick        # CI: only the fast legitimate candidates
+    python3 tests/run_corpora.py --legit quick        # only the fast legitimate candidates
+    python3 tests/run_corpora.py --legit quick --shard 2/4   # CI: every 4th case from the 2nd
     python3 tests/run_corpora.py --only a07 f10       # cases whose name starts with these
 """
 
@@ -273,7 +274,13 @@ def main():
     parser.add_argument("--legit", choices=("all", "quick", "none"), default="all")
     parser.add_argument("--only", nargs="*", default=None, help="case name prefixes")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--shard", default="1/1", help="K/N: every Nth case from the Kth (CI "
+                        "runs the CPU corpus as parallel CTest entries)")
     args = parser.parse_args()
+    shard, shards = (int(part) for part in args.shard.split("/"))
+    if not 1 <= shard <= shards:
+        parser.error(f"--shard {args.shard}: K must be 1..N")
+    position = iter(range(10 ** 9))  # each case's place in the whole corpus, for --shard
 
     rows = []
     with open(CONFIG_FILE, "w") as handle:
@@ -287,7 +294,9 @@ def main():
     canary = tree_digest(canary_dir)
 
     def selected(name):
-        return args.only is None or any(name.startswith(prefix) for prefix in args.only)
+        in_shard = next(position) % shards == shard - 1
+        return in_shard and (args.only is None or
+                             any(name.startswith(prefix) for prefix in args.only))
 
     def row(kind, name, expected, result, passed, note, started, wanted=""):
         # Show the reason the case is about first, then the others.
