@@ -15,7 +15,7 @@ Exit status 0 only when every task ran (`rejected`, or `ok`; with --baseline its
 task that imports a module this environment lacks (einops: the Mamba2 tasks) counting as
 skipped; 125 when the KernelBench files are missing.
 
-    python3 tests/kernelbench_sweep.py                 # all 250 on the CPU (~9 min on 2 cores)
+    python3 tests/kernelbench_sweep.py                 # all 250 on the CPU (~39 core-minutes)
     python3 tests/kernelbench_sweep.py --sample        # 60: the issue-13 tasks and a spread
     python3 tests/kernelbench_sweep.py --only level1/94 level3/2
     python3 tests/kernelbench_sweep.py --json out.json --markdown table.md
