@@ -21,6 +21,7 @@ status is a false rejection). Exit status 0 only when every row passes.
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import socket
@@ -280,7 +281,7 @@ def main():
     shard, shards = (int(part) for part in args.shard.split("/"))
     if not 1 <= shard <= shards:
         parser.error(f"--shard {args.shard}: K must be 1..N")
-    position = iter(range(10 ** 9))  # each case's place in the whole corpus, for --shard
+    position = itertools.count()  # each case's place in the whole corpus, for --shard
 
     rows = []
     with open(CONFIG_FILE, "w") as handle:
