@@ -900,5 +900,67 @@ section_s20_last() {
     --only a25_global_flips f34 library/softmax library/gelu 2>&1 | grep -v '^\[' | tail -n 10
 }
 
+# Session 22, call 1: the whole corpus (attacks and faults, CPU and GPU-only cases) on the GPU,
+# five shards side by side (run_corpora.py --shard K/5), for issue 12's one-lease proof.
+section_s22_corpus() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "corpus: every attack and fault, five shards side by side"
+  local pids=()
+  for k in 1 2 3 4 5; do
+    (timeout 540 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --shard $k/5 \
+      --json "$OUT/corpus_s22_$k.json" > "$OUT/corpus_s22_$k.txt" 2>&1) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for k in 1 2 3 4 5; do
+    grep -v '^\[' "$OUT/corpus_s22_$k.txt" | grep -E "FAIL|  open|^total|^FAILED|Traceback"
+  done
+}
+
+# Session 22, call 2 (same lease): every library kernel and legitimate control alone on the GPU
+# (suite eval).
+section_s22_legit() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  section_s16_legit
+}
+
+# Session 22, call 3 (same lease): issue 12's immunity check (39_GRU's baselines before and after
+# the library GRU with the cuDNN flip), then the warm 39_GRU evaluation's overhead (issue 15).
+section_s22_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  section_immunity
+  gru_overhead
+}
+
+# Session 22, last call: the library GRU built by nvcc under the code-mapping rule (no build cache),
+# the a60 cases (code of the candidate's inside a program it runs) and the library's softmax and
+# GELU; beside it, the 58 cases call 1's five shards did not reach, in three runs.
+section_s22_rest() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  unset KFORGE_BUILD_CACHE
+  local groups=("a47_gelu_kernel_global a48_pickle_numpy_linspace a49_fork_memfd_remap a52_triton_ret_restorer a50_helper_through_own_module a55_tensor_method a56_leaky_beyond_8 a57_hardsigmoid_detects_share a58_hardsigmoid_whole_numbers a59_toggle_collection_timed a59_numpy_timed f04_infinite_loop f07_os_exit f11_network f15_ctypes_fork_exec f19_mkfifo_mknod_sqlite f22_secrets f26_memfd_hoard f30_surrogate_error f34_waits_on_refused_thread"
+                "a48_save_numpy_addr_channel a49_grid_function_numpy a49_native_sigalrm a52_tsc_trap_later a53_constexpr_function_gemm a55_getattr_callee a56_hardsigmoid_rare_values a57_cumprod_logspace_cap a58_hardtanh_combined_detector a59_refusal_keeper_send f01_segfault f05_cuda_oom f09_stdout_flood f12_write_outside f16_posixsubprocess f20_setsid_survivor f24_deep_recursion f27_tmpfs_fill f31_memfd_in_flight"
+                "a48_hardtanh_min_max a49_builder_cumsum a49_finalizer_slot a50_module_attribute_gemm a54_tiny_output_softmax a56_cumprod_spread_overflow a57_hardtanh_detects_sprinkle a58_elu_beyond_2_20 a58_softplus_below_2_24 a59_tiny_slice_whitelist f02_illegal_address f06_host_memory f10_fork f14_escape_below_python f17_ninja_rule f21_cache_poison f25_config_file f29_deep_tree f32_disk_in_flight")
+  local pids=() i=0
+  for group in "${groups[@]}"; do
+    i=$((i + 1))
+    (timeout 430 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only $group \
+      --json "$OUT/rest_$i.json" > "$OUT/rest_$i.txt" 2>&1) &
+    pids+=($!)
+  done
+  step "a60, and the library's GRU (nvcc build), softmax and GELU"
+  timeout 430 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only a60 \
+    library/gru_out library/softmax library/gelu --json "$OUT/verify.json" 2>&1 | grep -v '^\[' |
+    tail -n 12
+  wait "${pids[@]}"
+  for i in 1 2 3; do
+    step "rest $i"; grep -v '^\[' "$OUT/rest_$i.txt" | grep -E "FAIL|  open|^total|^FAILED|Traceback"
+  done
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -357,7 +357,8 @@ def main():
                 if kind == "fault":
                     again = worker.evaluate(*GOOD)
                     if again.get("status") != "ok":
-                        passed, note = False, f"next good candidate: {again.get('status')}"
+                        passed, note = False, (f"next good candidate: {again.get('status')} "
+                                               f"({str(again.get('error'))[:300]})")
                     if tree_digest(canary_dir) != canary:
                         passed, note = False, "the canary directory changed"
                     if listener.connections:

@@ -27,7 +27,9 @@ POLL_S = 0.05
 REFUSAL_GRACE_S = 5.0
 WAITS_ON = {"thread": ("started a thread", "the thread (a thread pool rebuilt, as by "
                                            "torch.set_num_threads)"),
-            "fork": ("forked its process", "the child that never ran (a flag it was to raise)")}
+            "fork": ("forked its process", "the child that never ran (a flag it was to raise)"),
+            "code": ("had a program it ran map code from a file it can write",
+                     "the program whose code never loaded (a flag it was to raise)")}
 FAILURE_STATUSES = {"syntax_error", "compile_error", "runtime_error", "wrong_output", "rejected"}
 
 

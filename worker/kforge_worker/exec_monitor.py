@@ -82,6 +82,11 @@ SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
 # queue that signals, a descriptor that signals its readiness with a chosen signal (F_SETSIG).
 TIMERS = ("timer_create", "mq_notify")
 WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS + TIMERS
+# Code mapped executable (mmap or mprotect with PROT_EXEC): the judge refuses it to every program
+# of the tree but the candidate process when the file is one the candidate could have written
+# (Monitor._code_mapping_reason)
+CODE_MAPPINGS = ("mmap", "mprotect", "pkey_mprotect")
+PROT_EXEC = 0x4
 # New threads and processes: clone (but a vfork's) and fork go to the judge; clone3 (whose flags
 # sit in memory a filter cannot read) fails with ENOSYS, and glibc falls back to clone.
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
@@ -102,7 +107,7 @@ def exec_syscalls():
     if lib is None:
         return {}
     numbers = {}
-    for name in WATCHED + ("clone", "fork", "rt_sigaction", "fcntl"):
+    for name in WATCHED + CODE_MAPPINGS + ("clone", "fork", "rt_sigaction", "fcntl"):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -139,6 +144,12 @@ def install(deny=()):
             if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, syscall, 1,
                                           ctypes.byref(compare)) != 0:
                 return None, "seccomp_rule_add(clone, fcntl) failed"
+        for name in CODE_MAPPINGS:  # only when the new protection allows execution
+            compare = _ArgCompare(2, SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number >= 0 and lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 1,
+                                                          ctypes.byref(compare)) != 0:
+                return None, f"seccomp_rule_add({name}) failed"
         compare = _ArgCompare(1, SCMP_CMP_NE, 0, 0)
         if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY,
                                       lib.seccomp_syscall_resolve_name(b"rt_sigaction"), 1,
@@ -186,7 +197,9 @@ def _read_string(pid, address, limit=4096):
     return os.fsdecode(data if end < 0 else data[:end])
 
 
-def _read_argv(pid, address, count=8):
+def _read_argv(pid, address, count=4096):
+    """The first `count` arguments (each up to 4 KiB): every one a check may need (a `-B` or
+    `-wrapper` late on the line is read as one early is)."""
     if not address:
         return []
     raw = _read_memory(pid, address, 8 * count)
@@ -194,8 +207,30 @@ def _read_argv(pid, address, count=8):
     for (pointer,) in struct.iter_unpack("<Q", raw[:len(raw) - len(raw) % 8]):
         if not pointer:
             break
-        argv.append(_read_string(pid, pointer, 512) or "")
+        argv.append(_read_string(pid, pointer, 4096) or "")
     return argv
+
+
+def _mapped_file(pid, address):
+    """The file behind the mapping that holds `address` in the caller, as its /proc/PID/maps
+    names it, or None for anonymous memory (a JIT's, the stack)."""
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            for line in maps:
+                fields = line.split(maxsplit=5)
+                start, _, end = fields[0].partition("-")
+                if int(start, 16) <= address < int(end, 16):
+                    if len(fields) < 6 or fields[4] == "0":
+                        return None
+                    return fields[5].rstrip("\n")
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+# Where a candidate can write when there is no read-only root (no bubblewrap): its scratch is its
+# working directory, the rest are the usual temporary folders
+WRITABLE_PLACES = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
 
 
 def _process(pid):
@@ -498,7 +533,8 @@ class Monitor:
         # (`candidate_code()`). The libraries' own threads were all started before the seal
         # (warm_up.py): none is expected after it on either device.
         self.threads = {"harness": 0, "refused": 0}
-        # The first refused thread or fork, (monotonic time, "thread"|"fork"): a library whose
+        # The first refused thread, fork or code mapping, (monotonic time, "thread"|"fork"|
+        # "code"): a library whose
         # pool waits for the thread that never started (torch.set_num_threads at import on a
         # 16-core GPU machine) hangs its process, a kernel that spins on its refused child's
         # flag runs on for minutes; either is charged already, and the judge stops waiting soon
@@ -571,6 +607,63 @@ class Monitor:
         return ("forked its process once its code was loaded (refused; seen by the judge): a "
                 "copy of the candidate process runs beside the harness")
 
+    def _code_mapping_reason(self, pid, name, args):
+        """A program the candidate ran (a compiler, the linker, a shell) mapping code from a file
+        the candidate could have written is refused (red team, session 22: `ld -plugin
+        scratch/evil.so`, hidden in an @file, computed the softmax beside the candidate's kernel
+        through a shared memfd; LD_PRELOAD, LD_LIBRARY_PATH, GCONV_PATH and -fplugin reach the
+        same place, and nvcc's own LD_LIBRARY_PATH ends with the working directory). The
+        candidate process itself maps its compiled kernels from scratch: its own code, watched
+        by the rest of the harness."""
+        if not self._candidate_running() or self._candidate_python(pid):
+            return None
+        if name == "mmap":
+            fd = ctypes.c_int(args[4] & 0xFFFFFFFF).value
+            if fd < 0:
+                return None  # anonymous memory
+            try:
+                shown = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                return None  # not a descriptor: the call fails on its own
+            writable = self._writable_file(pid, f"/proc/{pid}/fd/{fd}", shown, direct=True)
+        else:
+            shown = _mapped_file(pid, args[0])
+            if shown is None:
+                return None
+            writable = self._writable_file(pid, shown, shown)
+        if not writable:
+            return None
+        exe = os.path.basename(_process(pid)[0] or "?")
+        return (f"a program it ran ({exe}) mapped code from a file the candidate can write: "
+                f"{shown} (refused; seen by the judge): code of its own inside an allowed "
+                f"program")
+
+    def _writable_file(self, pid, path, shown, direct=False):
+        """Whether the mapped file lies where the candidate can write (a writable mount under
+        bubblewrap's read-only root; a temporary folder or the caller's working directory
+        without it). A file with no path left (a memfd, a deleted file) counts as writable."""
+        if shown.startswith(("/memfd:", "memfd:")) or shown.endswith(" (deleted)"):
+            return True
+        if not self.read_only_root:
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd").rstrip("/") + "/"
+            except OSError:
+                cwd = None
+            return shown.startswith(WRITABLE_PLACES) or bool(cwd and cwd != "/" and
+                                                            shown.startswith(cwd))
+        try:
+            fd = os.open(path, os.O_PATH) if direct else _open_in_root(pid, path)
+        except OSError:
+            fd = None
+        if fd is None:
+            return True
+        try:
+            return not (os.fstatvfs(fd).f_flag & os.ST_RDONLY)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+
     def _signal_action_reason(self, pid, args):
         # A handler runs between any two of the harness's steps (red team, session 13: a C
         # SIGALRM handler rewrote the output buffer after the harness's copy). Restoring the
@@ -633,6 +726,12 @@ class Monitor:
         name = self.syscalls.get(number, "execve")
         if name == "rt_sigaction":
             self._answer(identifier, self._signal_action_reason(pid, args))
+            return
+        if name in CODE_MAPPINGS:
+            reason = self._code_mapping_reason(pid, name, args)
+            if reason and self.start_refused is None:
+                self.start_refused = (time.monotonic(), "code")
+            self._answer(identifier, reason)
             return
         if name == "fork" or (name == "clone" and not args[0] & CLONE_VM):
             reason = self._fork_reason(pid)

@@ -7,8 +7,11 @@ looping over a runtime bound (`for t in range(T)`, `for k in range(0, K, BLOCK_K
 CPU mode although it is correct. We re-patch `__index__` to take the single element explicitly.
 No effect on GPU runs (the interpreter is not used there)."""
 
+installed = None  # the patched function, once installed (trust.Guard knows it as the worker's)
+
 
 def install():
+    global installed
     from triton.runtime import interpreter
     original = interpreter._patch_lang_tensor
     if getattr(original, "_kforge_compat", False):
@@ -19,4 +22,4 @@ def install():
         scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
 
     patched._kforge_compat = True
-    interpreter._patch_lang_tensor = patched
+    interpreter._patch_lang_tensor = installed = patched

@@ -44,7 +44,8 @@ import tempfile
 import threading
 import types
 
-from kforge_worker import dataflow, numerics, numerics_report, provenance, trust_audit
+from kforge_worker import (dataflow, interpreter_compat, numerics, numerics_report, provenance,
+                           trust_audit)
 from kforge_worker.trust_ops import (AtenRecorder, BitLevelRecorder, ModuleRecorder, OpRecorder,
                                      Policy, compute_class)
 
@@ -382,6 +383,11 @@ class Guard:
         self._check_snapshot()
         self._check_threads(self._threads)  # only the import ran since the baseline
         for name, value in vars(module).items():
+            if value is not None and value is interpreter_compat.installed:
+                # the worker's fix to Triton's interpreter, which the interpreter itself puts
+                # into a kernel's globals when a kernel runs at import (blind red team, session
+                # 22: a warm-up launch at import was charged with importing the worker's code)
+                continue
             owner = value.__name__ if isinstance(value, types.ModuleType) else \
                 getattr(value, "__module__", None)
             if isinstance(owner, str) and owner.split(".")[0] == _OWN_PACKAGE:

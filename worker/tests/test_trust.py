@@ -416,6 +416,22 @@ def test_a_candidate_holding_the_workers_modules_is_named():
     assert any("imports the worker's own code" in v for v in guard.violations)
 
 
+def test_the_interpreter_fix_triton_puts_in_a_kernels_globals_is_not_the_candidates_import():
+    # Triton's interpreter copies its `_patch_lang_tensor` (the worker's fix, interpreter_compat)
+    # into a kernel's globals when the kernel runs at import (blind red team, session 22)
+    from kforge_worker import interpreter_compat
+    interpreter_compat.install()
+    guard = trust.Guard(None, {})
+    guard.before_candidate_import()
+    module = types.ModuleType("fake_candidate")
+    module._patch_lang_tensor = interpreter_compat.installed
+    guard.after_candidate_import(module, Double)
+    assert not any("imports the worker's own code" in v for v in guard.violations)
+    module.other = interpreter_compat.install  # anything else of the worker's still counts
+    guard.after_candidate_import(module, Double)
+    assert any("imports the worker's own code" in v for v in guard.violations)
+
+
 def test_torchs_own_transparent_wrappers_are_not_patches():
     snapshot = trust.Snapshot()
     original = torch.manual_seed

@@ -133,6 +133,13 @@ libc = ctypes.CDLL(None, use_errno=True)
 results["libc_system"] = libc.system(b"true")
 import threading
 attempt("thread_before", lambda: threading.Thread(target=lambda: None).start())
+# a library of the candidate's, built before: a constructor that leaves a mark where it runs
+marked = os.path.join(sys.argv[2], "constructor_ran")
+with open(os.path.join(sys.argv[2], "own.c"), "w") as source:
+    source.write('#include <stdio.h>\n__attribute__((constructor)) static void mark(void) '
+                 '{ FILE *f = fopen("%s", "a"); if (f) { fputs("x", f); fclose(f); } }\n' % marked)
+own_library = os.path.join(sys.argv[2], "own.so")
+subprocess.run(["gcc", "-shared", "-fPIC", "-o", own_library, source.name], check=True)
 sock.send(b"t")
 sock.recv(1)  # the judge: candidate code from now on
 attempt("thread_after", lambda: threading.Thread(target=lambda: None).start())
@@ -141,6 +148,13 @@ callback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(lambda _: None)
 results["pthread_after"] = libc.pthread_create(ctypes.byref(pthread), None, callback, None)
 attempt("spawn_after", lambda: subprocess.run(["gcc", "--version"], check=True,
                                               capture_output=True))  # a vfork: allowed
+# its library preloaded into a program it runs: the program runs, the library's code does not
+attempt("preload_after", lambda: subprocess.run(["gcc", "--version"], check=True,
+                                                capture_output=True,
+                                                env={**os.environ, "LD_PRELOAD": own_library}))
+results["preload_code_ran"] = os.path.exists(marked)
+attempt("own_library_after", lambda: ctypes.CDLL(own_library))  # in its own process: allowed
+results["own_code_ran"] = os.path.exists(marked)
 attempt("os_fork_after", os.fork)
 results["libc_fork_after"] = libc.fork() == -1 and ctypes.get_errno()
 stack = ctypes.create_string_buffer(1 << 16)
@@ -226,6 +240,10 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert results["pthread_after"] == 11  # EAGAIN: a native thread is refused too
     # a fork or a thread in all but name (CLONE_VM) is refused; a vfork that execs is not
     assert results["spawn_after"] in ("allowed", "FileNotFoundError")
+    # code of its own mapped by a program it runs is refused (the program runs without it); in
+    # the candidate process itself it is allowed
+    assert results["preload_after"] == "allowed" and not results["preload_code_ran"]
+    assert results["own_library_after"] == "allowed" and results["own_code_ran"]
     assert results["os_fork_after"] == "refused"
     assert results["libc_fork_after"] == 1  # EPERM
     assert results["clone_vm_after"] == 11  # EAGAIN, as a thread
@@ -251,6 +269,7 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
                  "installed a signal handler once its code was loaded (signal 10",
                  "installed a signal handler once its code was loaded (signal 11",
                  "asked for a signal later (timer_create", "asked for a signal later (F_SETSIG",
+                 "mapped code from a file the candidate can write: " + str(tmp_path / "own.so"),
                  "whose end signals it with signal 28"):
         assert text in named, (text, named)
 
