@@ -158,11 +158,15 @@ class CandidateProcess:
                 self._fail("timeout", f"exceeded the wall-clock limit of {self.timeout_s:g} s "
                                       f"and was killed")
             refused, kind = getattr(self.monitor, "start_refused", None) or (None, None)
-            if refused is not None and refused >= began and now - refused > REFUSAL_GRACE_S:
+            # A refusal of an earlier request counts too, from this request's sending (blind red
+            # team, session 22: a thread refused at import, then a hang in a later checked call,
+            # ran to the 300 s limit): the refusal is charged whatever follows
+            if refused is not None and now - max(refused, began) > REFUSAL_GRACE_S:
                 did, waits = WAITS_ON[kind]
+                when = "after" if refused >= began else "of a later request"
                 self._fail("rejected", f"{did} once its code was loaded (refused; seen by the "
                                        f"judge) and gave no reply in the {REFUSAL_GRACE_S:g} s "
-                                       f"after: its process waits on {waits}; killed")
+                                       f"{when}: its process waits on {waits}; killed")
             if now - checked_memory > 0.2:
                 checked_memory = now
                 self._check_memory(now)
