@@ -118,6 +118,29 @@ def test_tensors_made_from_host_data_are_named():
         assert reason.startswith("made 192 bytes of tensor data on the host inside forward")
 
 
+def test_tensors_read_from_a_file_are_host_data(tmp_path):
+    # blind red team, session 22: the answer computed in Python (or by g++'s constant evaluator),
+    # written to scratch and read back inside forward, then copied by a kernel of its own
+    path = str(tmp_path / "answer.bin")
+
+    def from_file(x):
+        np.tanh(x.numpy()).astype(np.float32).tofile(path)
+        y = torch.empty_like(x)
+        launch(_copy, torch.from_file(path, size=x.numel(), dtype=torch.float32), y)
+        return y
+
+    def storage_from_file(x):
+        np.tanh(x.numpy()).astype(np.float32).tofile(path)
+        storage = torch.UntypedStorage.from_file(path, False, x.numel() * 4)
+        y = torch.empty_like(x)
+        launch(_copy, torch.empty(0).set_(storage, 0, (x.numel(),), (1,)), y)
+        return y
+    for forward in (from_file, storage_from_file):
+        reasons = reasons_of(forward, X)
+        assert any(r.startswith("made 192 bytes of tensor data on the host inside forward")
+                   for r in reasons), reasons
+
+
 def test_a_load_from_a_raw_address_is_named():
     answer = np.tanh(X.numpy())
 
