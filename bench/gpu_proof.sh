@@ -962,5 +962,31 @@ section_s22_rest() {
   done
 }
 
+# Session 23, call 1: session 22's read-only /proc broke CUDA's initialisation in the sandbox (its
+# driver names its threads through /proc/self/task/TID/comm: error 304, every candidate crashed);
+# /proc is writable again and the judge refuses an open of /proc/PID/mem for writing. Every
+# library kernel and control through suite eval with an empty build cache (nvcc, ptxas and ninja
+# under the new write-open watch), one worker on GPU 0, 10 trials; beside it the escape and relay
+# cases. Leaves the fresh build cache in $OUT/build_cache.tgz.
+section_s23_first() {
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  rm -rf "$KFORGE_BUILD_CACHE" && mkdir -p "$KFORGE_BUILD_CACHE"
+  local dir=/tmp/kforge-legit23
+  legit_suite_dir $dir
+  (timeout 400 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only f36 a60 f14 f15 f16 f17 f20 a36 a49_fork a61 --json "$OUT/escapes_s23.json" \
+    > "$OUT/escapes_s23.txt" 2>&1) &
+  local pid=$!
+  step "every legitimate candidate, suite eval on GPU 0, 10 trials, empty build cache"
+  timeout 500 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 \
+    --trials 10 --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
+  suite_verdicts $dir/suite
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  wait $pid
+  step "escape and relay cases"
+  grep -v '^\[' "$OUT/escapes_s23.txt" | tail -n 30
+}
+
 versions
 for section in "$@"; do "section_$section"; done

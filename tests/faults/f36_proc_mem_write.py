@@ -1,9 +1,10 @@
 """Fault (session 22): at import, starts gcc on a stdin that stays open and writes into the code of
 gcc and its cc1 through /proc/PID/mem with libc's open and pwrite (no audit event). A program it
-runs is its child, dumpable after its exec, so the write worked while the sandbox's /proc was
-writable: code of its own inside an allowed program, past the exec and code-mapping rules. /proc
-is read-only now: the open fails (EROFS), and the candidate computes honestly (ok). Were the write
-to succeed, it returns zeros (not ok), so the runner sees it."""
+runs is its child, dumpable after its exec, so the write worked while nothing watched the open:
+code of its own inside an allowed program, past the exec and code-mapping rules. The judge now
+refuses an open of a process's memory for writing and charges it (rejected); a read-only /proc
+did the same in session 22 but broke CUDA's initialisation. Were the write to succeed, it
+returns zeros (not ok), so the runner sees it."""
 import ctypes
 import os
 import subprocess

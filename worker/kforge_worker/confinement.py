@@ -119,8 +119,7 @@ def probe():
         else:
             try:
                 done = subprocess.run([path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
-                                       "/proc", "--remount-ro", "/proc", "--unshare-all",
-                                       "--die-with-parent",
+                                       "/proc", "--unshare-all", "--die-with-parent",
                                        "--cap-drop", "ALL", "--", "/bin/true"],
                                       capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
                 error = done.stderr.decode(errors="replace").strip()
@@ -307,11 +306,10 @@ def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # team, session 15, round 2). Read-only once its nodes are in place (the nodes still read
     # and write; /dev/shm is a mount of its own, writable and sized).
     args += ["--remount-ro", "/dev"]
-    # /proc read-only: a process's /proc/PID/mem opens for reading only. Writable, it let the
-    # candidate process write code of its own into a compiler it runs (gcc, cc1: its children,
-    # dumpable after their exec) through libc, below the audit hook and past the exec and
-    # code-mapping rules (session 22, f36)
-    args += ["--proc", "/proc", "--remount-ro", "/proc"] + _tmpfs("/tmp", TMPFS_BYTES["/tmp"])
+    # /proc stays writable: CUDA's driver names its threads through /proc/self/task/TID/comm
+    # and cuInit fails (error 304) when it cannot (H200, session 23). Another process's memory
+    # (/proc/PID/mem, f36) is refused by the judge instead (exec_monitor.WRITE_OPENS).
+    args += ["--proc", "/proc"] + _tmpfs("/tmp", TMPFS_BYTES["/tmp"])
     for home in _hidden_homes():
         args += _tmpfs(home, COVER_TMPFS_BYTES)
     for path in _hidden_configs():

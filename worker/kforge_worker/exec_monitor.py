@@ -87,6 +87,17 @@ WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS + TIMERS
 # (Monitor._code_mapping_reason)
 CODE_MAPPINGS = ("mmap", "mprotect", "pkey_mprotect")
 PROT_EXEC = 0x4
+# Files opened for writing (open/openat with O_WRONLY or O_RDWR, creat) go to the judge, which
+# refuses another process's memory (/proc/PID/mem): the candidate process could write code of its
+# own into a compiler it runs, a child of its that is dumpable after its exec (session 22, f36).
+# /proc itself must stay writable: CUDA's driver names its threads through
+# /proc/self/task/TID/comm and fails cuInit (error 304) when it cannot (H200, session 23).
+# openat2 (whose flags sit in memory a filter cannot read) fails with ENOSYS: glibc and CPython
+# never use it for open().
+WRITE_OPENS = ("open", "openat", "creat")
+O_ACCMODE, O_WRONLY, O_RDWR = 3, 1, 2
+PROC_SUPER_MAGIC = 0x9FA0
+PROC_MEMORY = re.compile(r"^/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/mem$")
 # New threads and processes: clone (but a vfork's) and fork go to the judge; clone3 (whose flags
 # sit in memory a filter cannot read) fails with ENOSYS, and glibc falls back to clone.
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
@@ -94,6 +105,7 @@ SCMP_CMP_NE, SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 1, 4, 7
 F_SETSIG, SIGCHLD = 10, 17
 ENOSYS = 38
 EAGAIN = 11
+EACCES = 13
 
 
 class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp
@@ -107,7 +119,8 @@ def exec_syscalls():
     if lib is None:
         return {}
     numbers = {}
-    for name in WATCHED + CODE_MAPPINGS + ("clone", "fork", "rt_sigaction", "fcntl"):
+    for name in WATCHED + CODE_MAPPINGS + WRITE_OPENS + ("clone", "fork", "rt_sigaction",
+                                                         "fcntl"):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -150,6 +163,19 @@ def install(deny=()):
             if number >= 0 and lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 1,
                                                           ctypes.byref(compare)) != 0:
                 return None, f"seccomp_rule_add({name}) failed"
+        for name, arg in (("open", 1), ("openat", 2)):  # only opens for writing
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            for mode in (O_WRONLY, O_RDWR):
+                compare = _ArgCompare(arg, SCMP_CMP_MASKED_EQ, O_ACCMODE, mode)
+                if number >= 0 and lib.seccomp_rule_add_array(
+                        context, SCMP_ACT_NOTIFY, number, 1, ctypes.byref(compare)) != 0:
+                    return None, f"seccomp_rule_add({name}) failed"
+        number = lib.seccomp_syscall_resolve_name(b"creat")
+        if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
+            return None, "seccomp_rule_add(creat) failed"
+        number = lib.seccomp_syscall_resolve_name(b"openat2")
+        if number >= 0:
+            lib.seccomp_rule_add(context, 0x00050000 | ENOSYS, number, 0)
         compare = _ArgCompare(1, SCMP_CMP_NE, 0, 0)
         if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY,
                                       lib.seccomp_syscall_resolve_name(b"rt_sigaction"), 1,
@@ -400,6 +426,35 @@ def _open_in_root(pid, path):
         return fd if fd >= 0 else None
     finally:
         os.close(root)
+
+
+class _StatFs(ctypes.Structure):  # struct statfs, up to f_type (the rest as bytes)
+    _fields_ = [("f_type", ctypes.c_long), ("rest", ctypes.c_char * 112)]
+
+
+def _process_memory(pid, path, dirfd=None):
+    """Whether `path`, opened by the caller, is a process's memory (/proc/PID/mem): by its name
+    (/proc/self is the caller's own, which the judge cannot resolve for it) and by what it
+    resolves to in the caller's root (a link in scratch, a descriptor's magic link)."""
+    path = _resolve(pid, path, dirfd)
+    if path is None:
+        return False
+    if PROC_MEMORY.match(os.path.normpath(path)):
+        return True
+    fd = _open_in_root(pid, path)
+    if fd is None:
+        return False
+    try:
+        found = _StatFs()
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.fstatfs(fd, ctypes.byref(found)) != 0:
+            return False
+        return found.f_type == PROC_SUPER_MAGIC and \
+            os.readlink(f"/proc/self/fd/{fd}").endswith("/mem")
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _inspect_target(pid, path):
@@ -721,9 +776,27 @@ class Monitor:
                 return "Triton's library" if prefix == "libtriton" else os.path.basename(found)
         return None
 
+    def _open_reason(self, pid, name, args):
+        """None unless the file opened for writing is a process's memory."""
+        if name == "openat":
+            path, dirfd = _read_string(pid, args[1]), ctypes.c_int(args[0]).value
+        else:
+            path, dirfd = _read_string(pid, args[0]), None
+        if not path or not _process_memory(pid, path, dirfd):
+            return None
+        exe = os.path.basename(_process(pid)[0] or "?")
+        return (f"opened a process's memory for writing ({exe}: {path}; refused; seen by the "
+                f"judge): code or data of its own inside a program it runs")
+
     def _handle(self, notif):
         identifier, pid, _, number, _, _, *args = notif
         name = self.syscalls.get(number, "execve")
+        if name in WRITE_OPENS:
+            reason = self._open_reason(pid, name, args)
+            if reason and self.start_refused is None:
+                self.start_refused = (time.monotonic(), "code")
+            self._answer(identifier, reason, EACCES)
+            return
         if name == "rt_sigaction":
             self._answer(identifier, self._signal_action_reason(pid, args))
             return

@@ -155,6 +155,20 @@ attempt("preload_after", lambda: subprocess.run(["gcc", "--version"], check=True
 results["preload_code_ran"] = os.path.exists(marked)
 attempt("own_library_after", lambda: ctypes.CDLL(own_library))  # in its own process: allowed
 results["own_code_ran"] = os.path.exists(marked)
+# another process's memory opened for writing (a compiler it runs: its child, dumpable), by its
+# name and through a link of its own: refused; reading it is not
+sleeper = subprocess.Popen(["gcc", "-x", "c", "-E", "-"], stdin=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL)
+os.symlink(f"/proc/{sleeper.pid}/mem", os.path.join(sys.argv[2], "mem_link"))
+results["child_memory_write"] = libc.open(f"/proc/{sleeper.pid}/mem".encode(), 2) == -1 and \
+    ctypes.get_errno()
+results["child_memory_link_write"] = libc.open(
+    os.path.join(sys.argv[2], "mem_link").encode(), 1) == -1 and ctypes.get_errno()
+read_only = libc.open(f"/proc/{sleeper.pid}/mem".encode(), 0)
+results["child_memory_read"] = read_only >= 0
+sleeper.stdin.close()
+sleeper.wait()
+attempt("scratch_write", lambda: open(os.path.join(sys.argv[2], "out.txt"), "w").close())
 attempt("os_fork_after", os.fork)
 results["libc_fork_after"] = libc.fork() == -1 and ctypes.get_errno()
 stack = ctypes.create_string_buffer(1 << 16)
@@ -244,6 +258,8 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     # the candidate process itself it is allowed
     assert results["preload_after"] == "allowed" and not results["preload_code_ran"]
     assert results["own_library_after"] == "allowed" and results["own_code_ran"]
+    assert results["child_memory_write"] == results["child_memory_link_write"] == 13  # EACCES
+    assert results["child_memory_read"] and results["scratch_write"] == "allowed"
     assert results["os_fork_after"] == "refused"
     assert results["libc_fork_after"] == 1  # EPERM
     assert results["clone_vm_after"] == 11  # EAGAIN, as a thread
@@ -270,7 +286,8 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
                  "installed a signal handler once its code was loaded (signal 11",
                  "asked for a signal later (timer_create", "asked for a signal later (F_SETSIG",
                  "mapped code from a file the candidate can write: " + str(tmp_path / "own.so"),
-                 "whose end signals it with signal 28"):
+                 "whose end signals it with signal 28",
+                 "opened a process's memory for writing (python"):
         assert text in named, (text, named)
 
 
