@@ -340,6 +340,7 @@ def start(scratch, cache, device, sock_fd, warm=False):
     status_r = status_w = seccomp_fd = None
     pass_fds = (sock_fd,)
     if state["mechanism"] == "bwrap":
+        env["KFORGE_PID_NAMESPACE"] = "1"  # /proc shows the sandbox only (provenance)
         status_r, status_w = os.pipe()
         seccomp_fd = seccomp_filter()
         pass_fds = (sock_fd, status_w) + ((seccomp_fd,) if seccomp_fd is not None else ())

@@ -30,6 +30,7 @@ import contextlib
 import ctypes
 import gc
 import numbers
+import os
 import weakref
 
 import numpy
@@ -54,6 +55,41 @@ MIN_ELEMENT_TRAFFIC = 16
 # launch, the float constants of the kernels' code, its tensors' addresses), and launches it may
 # make, whatever the output's size
 MIN_KERNEL_NUMBERS = 32
+
+
+# Whether the candidate process has bubblewrap's PID namespace to itself (confinement.start says
+# so before any candidate code runs): there /proc shows only the sandbox
+OWN_PID_NAMESPACE = os.environ.get("KFORGE_PID_NAMESPACE") == "1"
+
+
+def _other_programs():
+    """The processes besides this one that could write its memory's files now: every live process
+    of the sandbox's PID namespace but its init (bubblewrap's) and this one, or, where /proc shows
+    the whole machine (no namespace), this process's live children. "comm (pid)" each."""
+    me = os.getpid()
+    try:
+        if OWN_PID_NAMESPACE:
+            pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+            pids = [pid for pid in pids if pid not in (1, me)]
+        else:
+            pids = []
+            for task in os.listdir(f"/proc/{me}/task"):
+                with open(f"/proc/{me}/task/{task}/children") as children:
+                    pids += [int(pid) for pid in children.read().split()]
+    except OSError:
+        return []
+    found = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read()
+        except OSError:
+            continue  # gone
+        comm = fields[fields.find("(") + 1:fields.rfind(")")]
+        state = fields[fields.rfind(")") + 2:][:1]
+        if state not in ("Z", "X"):  # a zombie writes nothing
+            found.append(f"{comm} ({pid})")
+    return found
 
 
 def _key(storage):
@@ -108,6 +144,7 @@ class Provenance:
     def __init__(self):
         self.expected = {}        # storage key -> the bytes its last recorded writer left
         self.host_made = {}       # storage key -> bytes, for tensors made from host data
+        self.beside = []          # launches that began or ended with another program running
         self.tampered = {}        # storage key -> where the change was found
         self.stray_loads = set()  # kernels that loaded memory outside their tensor arguments
         self.element_reads = 0
@@ -209,6 +246,17 @@ class Provenance:
         if addresses.size:
             self._loads.append((int(addresses.min()), int(addresses.max()) + itemsize))
 
+    def note_programs(self, name, when):
+        """Another program of the candidate's alive when a launch begins or ends: it can write
+        into memory the kernel reads while the kernel runs, which no recorded writer names (blind
+        red team, session 22, a60_ninja_shell_relay: a ninja shell ran g++ and linked its folded
+        answer into a memfd the relay kernel was spinning on). An honest candidate runs its
+        compilers to the end before it launches."""
+        if len(self.beside) < 4:
+            others = _other_programs()
+            if others:
+                self.beside.append(f"{name} ({when} with {', '.join(others[:3])} running)")
+
     # ---- the verdict ------------------------------------------------------------------------
 
     def reasons(self, outputs):
@@ -232,6 +280,10 @@ class Provenance:
             reasons.append(f"patched the Triton interpreter while its kernels ran "
                            f"({', '.join(sorted(self.patched)[:3])}): what a kernel loads or "
                            f"stores is no longer the kernel's")
+        if self.beside:
+            reasons.append(f"launched its kernels while a program it started was still running: "
+                           f"{'; '.join(self.beside)}: a program can write what a kernel reads "
+                           f"while it runs")
         if self.stray_loads:
             reasons.append(f"its kernel {', '.join(sorted(self.stray_loads))} loaded memory "
                            f"outside its tensor arguments (a raw address)")
@@ -373,6 +425,7 @@ def record():
 
     def call(self, *args, **kwargs):
         name = getattr(self.fn, "__name__", "triton_kernel")
+        provenance.note_programs(name, "began")
         storages = provenance.launch(name, (args, kwargs))
         provenance.patched.update(_interpreter_changes(interpreter, intact))
         grid = self.grid
@@ -392,6 +445,7 @@ def record():
             self.grid = grid
             provenance.patched.update(_interpreter_changes(interpreter, intact))
             provenance.launched(name, storages)
+            provenance.note_programs(name, "ended")
 
     def note(ptrs, mask):
         try:

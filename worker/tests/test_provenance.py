@@ -282,3 +282,25 @@ def test_a_kernel_must_compile_as_triton():
         _scale_by_helper[(2,)](x, y, x.numel(), BLOCK=32)
         return y
     assert reasons_of(other_block, X) == []
+
+
+def test_a_launch_while_a_program_it_started_runs_is_named():
+    # a60_ninja_shell_relay: a program the candidate started writes what its kernel reads while
+    # the kernel runs; a program run to its end before the launch (a compiler) is not named
+    import subprocess
+    subprocess.run(["true"], check=True)
+    assert reasons_of(lambda x: _copy_out(x), X) == []
+    helper = subprocess.Popen(["sleep", "30"])
+    try:
+        found = reasons_of(lambda x: _copy_out(x), X)
+    finally:
+        helper.kill()
+        helper.wait()
+    assert any("while a program it started was still running" in reason and "sleep" in reason
+               for reason in found), found
+
+
+def _copy_out(x):
+    y = torch.empty_like(x)
+    launch(_copy, x, y)
+    return y
