@@ -43,6 +43,9 @@ def _drain(stream, output, over_limit):
             over_limit.set()
 
 
+FORWARD_OPS = ("call", "time", "profile")  # requests in which candidate code computes outputs
+
+
 def _is_bubblewrap(pid):
     """By the executable, not the name: a candidate's process can call itself "bwrap"
     (prctl(PR_SET_NAME); red team, session 13)."""
@@ -90,6 +93,10 @@ class CandidateProcess:
         self._host_at_start = confinement.host_memory()
         self._disk_at_start = confinement.disk_space(self.scratch)
         self.seal_note = None
+        # "a program it started was running when a forward call began/ended": a program beside
+        # the candidate's calls can write what its kernels read (programs_beside_calls)
+        self.beside_calls = []
+        self._host_pid = None
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
@@ -257,6 +264,8 @@ class CandidateProcess:
         except OSError:
             self._wait_readable()  # reports why it is gone
             self._fail("crashed", "closed its channel")
+        if self._last_op in FORWARD_OPS:
+            self.note_programs("began")
 
     def replied(self):
         """Whether a reply (or the end of the channel) is waiting: the judge's read-ahead stops
@@ -303,6 +312,8 @@ class CandidateProcess:
         if self.over_limit.is_set():
             self._fail("rejected", f"was killed: wrote {self.output.bytes / 1e6:.1f} MB to "
                                    f"stdout/stderr (limit {MAX_OUTPUT_BYTES / 1e6:.0f} MB)")
+        if self._last_op in FORWARD_OPS and self._last_op != "time":  # (time: after its wall)
+            self.note_programs("ended")
         took = reply.get("took_s")
         if isinstance(took, (int, float)) and isinstance(self._last_op, str):
             self.ops_s[self._last_op] = round(self.ops_s.get(self._last_op, 0.0) + took, 4)
@@ -347,6 +358,75 @@ class CandidateProcess:
             fds[0], sys.executable, triton_dir,
             read_only_root=self.confinement.get("mechanism") == "bwrap",
             tree_root=self.process.pid, restorable_handlers=handlers_before_seal)
+
+    def running_programs(self):
+        """The live programs of the candidate's tree besides the candidate process (zombies and
+        bubblewrap aside), from the tree's `children` links: cheap enough for every forward
+        request. None where the kernel has no such links."""
+        found, todo = [], [self.process.pid]
+        try:
+            while todo:
+                pid = todo.pop()
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{task}/children") as handle:
+                        for child in handle.read().split():
+                            todo.append(int(child))
+                            found.append(int(child))
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{self.process.pid}/task"):
+                return []  # gone: the request fails on its own
+            return None
+        except (OSError, ValueError):
+            return []  # a process left while it was read: the next look sees the rest
+        running = []
+        for pid in found:
+            try:
+                with open(f"/proc/{pid}/stat") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            state = text[text.rindex(")") + 2:][:1]
+            if state in ("Z", "X") or _is_bubblewrap(pid) or pid == self.host_pid():
+                continue
+            running.append(f"{text[text.index('(') + 1:text.rindex(')')]} (pid {pid})")
+        return running
+
+    def host_pid(self):
+        """The candidate process's pid here: the first process of the tree, breadth first, that
+        is not bubblewrap's (the process itself without bubblewrap)."""
+        if self._host_pid is None:
+            todo = [self.process.pid]
+            while todo:
+                pid = todo.pop(0)
+                if self.confinement.get("mechanism") != "bwrap" or not _is_bubblewrap(pid):
+                    self._host_pid = pid
+                    break
+                try:
+                    with open(f"/proc/{pid}/task/{pid}/children") as handle:
+                        todo += [int(child) for child in handle.read().split()]
+                except (OSError, ValueError):
+                    pass
+        return self._host_pid
+
+    def note_programs(self, when):
+        """A program of the candidate's running when a forward request began or ended: it can
+        write into memory the candidate's kernels read while they run (a60_ninja_shell_relay: a
+        ninja shell that ran g++ and linked its folded answer into a memfd a relay kernel spun
+        on). An honest candidate runs its compilers to their end inside the call that needs
+        them. Seen from outside the sandbox; the first four, named."""
+        if len(self.beside_calls) >= 4:
+            return
+        running = self.running_programs()
+        if running:
+            self.beside_calls.append(f"{', '.join(running[:3])} when a {self._last_op} request "
+                                     f"{when}")
+
+    def programs_beside_calls(self):
+        if not self.beside_calls:
+            return []
+        return [f"a program it started was running beside its forward calls: "
+                f"{'; '.join(self.beside_calls)} (seen by the judge): a program can write what "
+                f"a kernel reads while it runs"]
 
     def extra_processes(self):
         """Processes of the candidate's tree besides the candidate process itself, seen from

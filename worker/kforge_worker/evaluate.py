@@ -1154,6 +1154,7 @@ class Evaluation:
                                         "flush": bool(self.request["flush_l2"]),
                                         "seed": FORWARD_SEED})
         wall = time.perf_counter() - began
+        self.candidate.note_programs("ended")
         ms = reply.get("ms")
         if not (isinstance(ms, list) and len(ms) == len(trials) and all(
                 isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in ms)):
@@ -1303,6 +1304,7 @@ class Evaluation:
                     violations = list(failure.reasons) or [
                         f"gave no final report: {failure.message.splitlines()[0]}"]
                 if not self.candidate.closed:
+                    violations += self.candidate.programs_beside_calls()
                     violations += self.left_running()
                     written = self.candidate.written_past_limits()
                     if written:
