@@ -988,5 +988,18 @@ section_s23_first() {
   grep -v '^\[' "$OUT/escapes_s23.txt" | tail -n 30
 }
 
+# Session 23, call 2: every library kernel and control alone on GPU 0 at 30 trials (issue 12's
+# speed-ups, after the write-open watch and the judge's look at the process tree at every forward
+# request), the build cache of call 1; then the relay and helper cases and f36.
+section_s23_second() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  section_s16_legit
+  step "relay, helper and /proc/PID/mem cases"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a62 a60_ninja f36 f20 a49_daemon --json "$OUT/beside_s23.json" 2>&1 | grep -v '^\[' |
+    tail -n 12
+}
+
 versions
 for section in "$@"; do "section_$section"; done
