@@ -1001,5 +1001,22 @@ section_s23_second() {
     tail -n 12
 }
 
+# Session 23, call 3: the cases that run programs, fork or map files (the write-open watch and the
+# judge's look at the process tree at every forward request), the bit-level attacks and the
+# honest dtype-view control, in two runs side by side.
+section_s23_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  (timeout 430 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only a49 a47 \
+    tests/controls library/softmax --json "$OUT/third_a.json" > "$OUT/third_a.txt" 2>&1) &
+  local pid=$!
+  timeout 430 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a60 a61 \
+    a62 f10 f14 f15 f16 f17 f19 f20 f21 f29 f36 --json "$OUT/third_b.json" > "$OUT/third_b.txt" 2>&1
+  wait $pid
+  for part in a b; do
+    step "run $part"; grep -v '^\[' "$OUT/third_$part.txt" | grep -E "FAIL|  open|^total|^FAILED|Traceback|^legit"
+  done
+}
+
 versions
 for section in "$@"; do "section_$section"; done
