@@ -1331,6 +1331,8 @@ class Evaluation:
                         self.result["confinement"]["thread_stacks"] = monitor.thread_stacks
                     if monitor.signal_handlers:
                         self.result["confinement"]["signal_handlers"] = monitor.signal_handlers
+                    if monitor.refused_opens:
+                        self.result["confinement"]["refused_opens"] = monitor.refused_opens
         try:
             lowered = self.assess_numerics()
         except Exception as error:  # the report explains; it never costs the verdict

@@ -432,27 +432,77 @@ class _StatFs(ctypes.Structure):  # struct statfs, up to f_type (the rest as byt
     _fields_ = [("f_type", ctypes.c_long), ("rest", ctypes.c_char * 112)]
 
 
-def _process_memory(pid, path, dirfd=None):
-    """Whether `path`, opened by the caller, is a process's memory (/proc/PID/mem): by its name
-    (/proc/self is the caller's own, which the judge cannot resolve for it) and by what it
-    resolves to in the caller's root (a link in scratch, a descriptor's magic link)."""
+RESOLVE_NO_MAGICLINKS = 0x02
+ELOOP, ENOENT = 40, 2
+
+
+def _open_resolved(pid, path):
+    """An O_PATH descriptor of `path` resolved inside the caller's root without magic links
+    (/proc/N/fd/M, cwd, root, exe: what they point to is the looker's to see, not the judge's),
+    or the errno."""
+    try:
+        root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
+    except OSError as error:
+        return None, error.errno
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        how = struct.pack("<QQQ", os.O_PATH | os.O_CLOEXEC, 0,
+                          RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+        fd = libc.syscall(SYS_OPENAT2, root, os.fsencode(path.lstrip("/") or "."),
+                          ctypes.c_char_p(how), ctypes.c_size_t(len(how)))
+        return (fd, 0) if fd >= 0 else (None, ctypes.get_errno())
+    finally:
+        os.close(root)
+
+
+def _own_ids(pid):
+    """(process id, thread id) of the caller as its own PID namespace numbers them."""
+    ids = {}
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key in ("NStgid", "NSpid"):
+                    ids[key] = value.split()[-1]
+    except (OSError, IndexError):
+        pass
+    return ids.get("NStgid", str(pid)), ids.get("NSpid", str(pid))
+
+
+def _write_target(pid, path, dirfd=None):
+    """What a file opened for writing is: "memory" (a process's /proc/PID/mem), "unresolved"
+    (a path the judge cannot follow as the caller would: a magic link, /proc/self reached
+    through a link), or None (anything else, a new file included). By name first (/proc/self
+    is the caller's own: its ids in its namespace), then by what the path resolves to inside
+    the caller's root: a link in scratch, a descriptor's folder."""
     path = _resolve(pid, path, dirfd)
     if path is None:
-        return False
+        return None
+    own, thread = _own_ids(pid)
+    path = re.sub(r"^/proc/+thread-self(?=/|$)", f"/proc/{own}/task/{thread}", path)
+    path = re.sub(r"^/proc/+self(?=/|$)", f"/proc/{own}", path)
     if PROC_MEMORY.match(os.path.normpath(path)):
-        return True
-    fd = _open_in_root(pid, path)
+        return "memory"
+    fd, error = _open_resolved(pid, path)
     if fd is None:
-        return False
+        if error != ENOENT:
+            return "unresolved"
+        parent, _ = _open_resolved(pid, os.path.dirname(path.rstrip("/")) or "/")
+        if parent is None:
+            return "unresolved"
+        os.close(parent)
+        return None  # a new file in a folder that exists
     try:
         found = _StatFs()
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.fstatfs(fd, ctypes.byref(found)) != 0:
-            return False
-        return found.f_type == PROC_SUPER_MAGIC and \
-            os.readlink(f"/proc/self/fd/{fd}").endswith("/mem")
+            return "unresolved"
+        if found.f_type == PROC_SUPER_MAGIC and \
+                os.readlink(f"/proc/self/fd/{fd}").endswith("/mem"):
+            return "memory"
+        return None
     except OSError:
-        return False
+        return "unresolved"
     finally:
         os.close(fd)
 
@@ -599,6 +649,7 @@ class Monitor:
         self.thread_callers = []  # "phase: the calling thread's name" past the harness's own
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
         self.signal_handlers = []  # Triton's refused after the import, not charged (named)
+        self.refused_opens = []    # writes the judge could not follow, refused, not charged
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
@@ -777,14 +828,23 @@ class Monitor:
         return None
 
     def _open_reason(self, pid, name, args):
-        """None unless the file opened for writing is a process's memory."""
+        """None unless the file opened for writing is a process's memory (charged) or a path the
+        judge cannot follow (refused, not charged, and noted)."""
         if name == "openat":
             path, dirfd = _read_string(pid, args[1]), ctypes.c_int(args[0]).value
         else:
             path, dirfd = _read_string(pid, args[0]), None
-        if not path or not _process_memory(pid, path, dirfd):
+        if not path or not self._candidate_running():
             return None
+        what = _write_target(pid, path, dirfd)
         exe = os.path.basename(_process(pid)[0] or "?")
+        if what == "unresolved":
+            if len(self.refused_opens) < 8:
+                self.refused_opens.append(f"{exe}: {path} (a link the judge cannot follow; "
+                                          f"refused, not charged)")
+            return UNCHARGED
+        if what != "memory":
+            return None
         return (f"opened a process's memory for writing ({exe}: {path}; refused; seen by the "
                 f"judge): code or data of its own inside a program it runs")
 

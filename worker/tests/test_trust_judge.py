@@ -164,6 +164,9 @@ results["child_memory_write"] = libc.open(f"/proc/{sleeper.pid}/mem".encode(), 2
     ctypes.get_errno()
 results["child_memory_link_write"] = libc.open(
     os.path.join(sys.argv[2], "mem_link").encode(), 1) == -1 and ctypes.get_errno()
+handle = libc.open(f"/proc/{sleeper.pid}/mem".encode(), 0o10000000)  # O_PATH, then reopened
+results["child_memory_magic_link"] = libc.open(f"/proc/self/fd/{handle}".encode(), 2) == -1 \
+    and ctypes.get_errno()
 read_only = libc.open(f"/proc/{sleeper.pid}/mem".encode(), 0)
 results["child_memory_read"] = read_only >= 0
 sleeper.stdin.close()
@@ -260,6 +263,9 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
     assert results["own_library_after"] == "allowed" and results["own_code_ran"]
     assert results["child_memory_write"] == results["child_memory_link_write"] == 13  # EACCES
     assert results["child_memory_read"] and results["scratch_write"] == "allowed"
+    # through a descriptor's magic link the judge cannot follow it: refused, noted, not charged
+    assert results["child_memory_magic_link"] == 13
+    assert any("/proc/self/fd/" in seen for seen in monitor.refused_opens), monitor.refused_opens
     assert results["os_fork_after"] == "refused"
     assert results["libc_fork_after"] == 1  # EPERM
     assert results["clone_vm_after"] == 11  # EAGAIN, as a thread
