@@ -657,8 +657,8 @@ section_s15_prebuild() {
   export KFORGE_BUILD_CACHE=/tmp/kforge-builds
   local dir=/tmp/kforge-legit
   legit_suite_dir $dir
-  step "every legitimate candidate, suite eval, 4 workers on GPU 0, 10 trials (builds the cache)"
-  timeout 330 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0,0,0,0 \
+  step "every legitimate candidate, suite eval on GPU 0, 10 trials (builds the cache; the pool refuses a GPU listed twice)"
+  timeout 330 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 \
     --trials 10 --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
   suite_verdicts $dir/suite
   step "warm evaluations: phases, eager only and three baselines, the judge's profile"
