@@ -29,7 +29,9 @@ WAITS_ON = {"thread": ("started a thread", "the thread (a thread pool rebuilt, a
                                            "torch.set_num_threads)"),
             "fork": ("forked its process", "the child that never ran (a flag it was to raise)"),
             "code": ("had a program it ran map code from a file it can write",
-                     "the program whose code never loaded (a flag it was to raise)")}
+                     "the program whose code never loaded (a flag it was to raise)"),
+            "memory": ("opened a process's memory for writing",
+                       "the program it never wrote into (a flag it was to raise)")}
 FAILURE_STATUSES = {"syntax_error", "compile_error", "runtime_error", "wrong_output", "rejected"}
 
 

@@ -106,6 +106,7 @@ F_SETSIG, SIGCHLD = 10, 17
 ENOSYS = 38
 EAGAIN = 11
 EACCES = 13
+ENOENT = 2
 
 
 class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp
@@ -408,51 +409,40 @@ def _resolve(pid, path, dirfd=None):
 
 
 SYS_OPENAT2 = 437   # the same number on x86_64 and aarch64
-RESOLVE_IN_ROOT = 0x10
+RESOLVE_IN_ROOT, RESOLVE_NO_MAGICLINKS = 0x10, 0x02
 
 
-def _open_in_root(pid, path):
-    """An O_PATH descriptor of `path` resolved inside the caller's root (absolute links
-    included: openat2 with RESOLVE_IN_ROOT), or None."""
-    try:
-        root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
-    except OSError:
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        how = struct.pack("<QQQ", os.O_PATH | os.O_CLOEXEC, 0, RESOLVE_IN_ROOT)
-        fd = libc.syscall(SYS_OPENAT2, root, os.fsencode(path.lstrip("/") or "."),
-                          ctypes.c_char_p(how), ctypes.c_size_t(len(how)))
-        return fd if fd >= 0 else None
-    finally:
-        os.close(root)
-
-
-class _StatFs(ctypes.Structure):  # struct statfs, up to f_type (the rest as bytes)
-    _fields_ = [("f_type", ctypes.c_long), ("rest", ctypes.c_char * 112)]
-
-
-RESOLVE_NO_MAGICLINKS = 0x02
-ELOOP, ENOENT = 40, 2
-
-
-def _open_resolved(pid, path):
-    """An O_PATH descriptor of `path` resolved inside the caller's root without magic links
-    (/proc/N/fd/M, cwd, root, exe: what they point to is the looker's to see, not the judge's),
-    or the errno."""
+def _open_beneath(pid, path, resolve):
+    """(an O_PATH descriptor of `path` resolved inside the caller's root with openat2's
+    `resolve` flags, 0) or (None, errno)."""
     try:
         root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
     except OSError as error:
         return None, error.errno
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        how = struct.pack("<QQQ", os.O_PATH | os.O_CLOEXEC, 0,
-                          RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+        how = struct.pack("<QQQ", os.O_PATH | os.O_CLOEXEC, 0, resolve)
         fd = libc.syscall(SYS_OPENAT2, root, os.fsencode(path.lstrip("/") or "."),
                           ctypes.c_char_p(how), ctypes.c_size_t(len(how)))
         return (fd, 0) if fd >= 0 else (None, ctypes.get_errno())
     finally:
         os.close(root)
+
+
+def _open_in_root(pid, path):
+    """An O_PATH descriptor of `path` resolved inside the caller's root (absolute links
+    included: openat2 with RESOLVE_IN_ROOT), or None."""
+    return _open_beneath(pid, path, RESOLVE_IN_ROOT)[0]
+
+
+def _open_resolved(pid, path):
+    """_open_beneath without magic links (/proc/N/fd/M, cwd, root, exe: what they point to is
+    the looker's to see, not the judge's)."""
+    return _open_beneath(pid, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+
+
+class _StatFs(ctypes.Structure):  # struct statfs, up to f_type (the rest as bytes)
+    _fields_ = [("f_type", ctypes.c_long), ("rest", ctypes.c_char * 112)]
 
 
 def _own_ids(pid):
@@ -478,9 +468,10 @@ def _write_target(pid, path, dirfd=None):
     path = _resolve(pid, path, dirfd)
     if path is None:
         return None
-    own, thread = _own_ids(pid)
-    path = re.sub(r"^/proc/+thread-self(?=/|$)", f"/proc/{own}/task/{thread}", path)
-    path = re.sub(r"^/proc/+self(?=/|$)", f"/proc/{own}", path)
+    if re.match(r"^/proc/+(thread-)?self(/|$)", path):
+        own, thread = _own_ids(pid)
+        path = re.sub(r"^/proc/+thread-self(?=/|$)", f"/proc/{own}/task/{thread}", path)
+        path = re.sub(r"^/proc/+self(?=/|$)", f"/proc/{own}", path)
     if PROC_MEMORY.match(os.path.normpath(path)):
         return "memory"
     fd, error = _open_resolved(pid, path)
@@ -837,14 +828,14 @@ class Monitor:
         if not path or not self._candidate_running():
             return None
         what = _write_target(pid, path, dirfd)
+        if what is None:
+            return None
         exe = os.path.basename(_process(pid)[0] or "?")
         if what == "unresolved":
             if len(self.refused_opens) < 8:
                 self.refused_opens.append(f"{exe}: {path} (a link the judge cannot follow; "
                                           f"refused, not charged)")
             return UNCHARGED
-        if what != "memory":
-            return None
         return (f"opened a process's memory for writing ({exe}: {path}; refused; seen by the "
                 f"judge): code or data of its own inside a program it runs")
 
@@ -854,7 +845,7 @@ class Monitor:
         if name in WRITE_OPENS:
             reason = self._open_reason(pid, name, args)
             if reason and self.start_refused is None:
-                self.start_refused = (time.monotonic(), "code")
+                self.start_refused = (time.monotonic(), "memory")
             self._answer(identifier, reason, EACCES)
             return
         if name == "rt_sigaction":
