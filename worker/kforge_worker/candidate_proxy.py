@@ -48,6 +48,17 @@ def _drain(stream, output, over_limit):
 FORWARD_OPS = ("call", "time", "profile")  # requests in which candidate code computes outputs
 
 
+def _killed_by(number):
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"was killed by signal {number}"
+    if number == signal.SIGSYS:  # the only signal our seccomp filters send
+        return (f"was killed by {name}: it made a system call of another architecture (a 32-bit "
+                f"`int 0x80`), for which the sandbox kills the process")
+    return f"was killed by {name}"
+
+
 def _is_bubblewrap(pid):
     """By the executable, not the name: a candidate's process can call itself "bwrap"
     (prctl(PR_SET_NAME); red team, session 13)."""
@@ -118,19 +129,13 @@ class CandidateProcess:
             if code is None:
                 return None
             if code > 128:  # bwrap reports a death by signal N as 128 + N
-                try:
-                    return f"was killed by {signal.Signals(code - 128).name}"
-                except ValueError:
-                    pass
+                return _killed_by(code - 128)
             return f"exited with code {code} before reporting"
         code = self.process.poll()
         if code is None:
             return None
         if code < 0:
-            try:
-                return f"was killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"was killed by signal {-code}"
+            return _killed_by(-code)
         return f"exited with code {code} before reporting"
 
     def _fail(self, status, message):

@@ -92,6 +92,12 @@ DENIED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_get
                    "io_uring_setup", "io_uring_enter", "io_uring_register", "io_setup",
                    "io_submit")
 SCMP_ACT_ALLOW = 0x7FFF0000
+# A system call of another architecture (an i386 `int 0x80` from this x86-64 process) kills the
+# whole process. libseccomp's default kills only the calling thread: the candidate process was
+# left a zombie whose other threads held its channel open until the deadline (blind red team,
+# session 23, docs/redteam/s23_int80_hang.py).
+SCMP_ACT_KILL_PROCESS = 0x80000000
+SCMP_FLTATR_ACT_BADARCH = 2  # enum scmp_filter_attr (1 is the read-only default action)
 SCMP_ACT_ERRNO_EPERM = 0x00050000 | 1
 # fallocate reserved 10 GiB of disk in 0.01 s, between two of the judge's looks at the scratch
 # directory (blind red team, session 15). It answers "not supported", as on file systems without
@@ -150,10 +156,13 @@ def seccomp_filter():
                                      ctypes.c_uint]
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
     context = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not context:
         return None
     try:
+        if lib.seccomp_attr_set(context, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0:
+            return None
         for name in DENIED_SYSCALLS:
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:

@@ -34,6 +34,8 @@ import struct
 import threading
 import time
 
+from kforge_worker.confinement import SCMP_ACT_KILL_PROCESS, SCMP_FLTATR_ACT_BADARCH
+
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_ACT_NOTIFY = 0x7FC00000
 SCMP_FLTATR_CTL_TSYNC = 4
@@ -194,6 +196,10 @@ def install(deny=()):
                 lib.seccomp_rule_add(context, 0x00050000 | EPERM, number, 0)
         if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
             return None, "seccomp TSYNC is not available"
+        # as in bubblewrap's filter (confinement.SCMP_ACT_KILL_PROCESS): kept here for the
+        # machines without bubblewrap, where this is the only filter
+        if lib.seccomp_attr_set(context, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0:
+            return None, "seccomp cannot kill a process for a foreign-architecture call"
         result = lib.seccomp_load(context)
         if result != 0:
             return None, f"seccomp_load failed ({os.strerror(-result)})"

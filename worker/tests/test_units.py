@@ -2,9 +2,11 @@
 formatting, the sandbox and the Triton launch counter."""
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import torch
@@ -853,6 +855,48 @@ def test_stale_folders_of_any_depth_never_stop_a_worker_from_starting(tmp_path, 
     assert not stale.exists()
 
 
+def _sandbox_filter():
+    """bubblewrap's seccomp filter; a failure to build it where libseccomp exists is a bug (in
+    session 23 a wrong attribute made it None, and bubblewrap silently ran without it)."""
+    import ctypes
+    from kforge_worker import confinement
+    try:
+        ctypes.CDLL("libseccomp.so.2")
+    except OSError:
+        pytest.skip("libseccomp is not installed")
+    fd = confinement.seccomp_filter()
+    assert fd is not None
+    return fd
+
+
+def test_a_foreign_architecture_call_kills_the_whole_process():
+    """A system call of another ABI (here x32; the red team's was an i386 `int 0x80`) killed only
+    its thread by libseccomp's default: the process stayed, a zombie with live threads holding the
+    judge's channel, until the deadline (session 23). The filter kills the process."""
+    import shutil
+    from kforge_worker import confinement
+    if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
+        pytest.skip("no bubblewrap")
+    fd = _sandbox_filter()
+    probe = textwrap.dedent("""
+        import ctypes, threading, time
+        threading.Thread(target=time.sleep, args=(60,)).start()  # a second thread, alive
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        libc.syscall(ctypes.c_long(0x40000000 | 257), ctypes.c_long(-100), b"/etc/hostname", 0, 0)
+        print("survived", flush=True)
+        """)
+    started = time.monotonic()
+    done = subprocess.run(
+        [confinement.bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+         "--seccomp", str(fd), "--", sys.executable, "-c", probe], capture_output=True,
+        text=True, pass_fds=(fd,), timeout=50)
+    os.close(fd)
+    assert "survived" not in done.stdout
+    assert done.returncode == 128 + signal.SIGSYS, (done.returncode, done.stderr)
+    assert time.monotonic() - started < 30
+
+
 def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
     """fallocate reserved 10 GiB of disk between two of the judge's looks (red team, session 15):
     in the sandbox it fails with EOPNOTSUPP, as on file systems without it, so glibc's
@@ -861,9 +905,7 @@ def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
     from kforge_worker import confinement
     if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
         pytest.skip("no bubblewrap")
-    fd = confinement.seccomp_filter()
-    if fd is None:
-        pytest.skip("libseccomp is not installed")
+    fd = _sandbox_filter()
     probe = textwrap.dedent("""
         import ctypes, errno, os
         libc = ctypes.CDLL(None, use_errno=True)

@@ -1,4 +1,4 @@
-"""OPEN (not in the corpus: it hangs the evaluation, so the runner would hang with it). Red team s23-A: open a child gcc's /proc/PID/mem O_RDWR through the i386 int 0x80 open (nr 5),
+"""Red team s23-A (closed: the sandbox now kills the whole process; it hung the evaluation before): open a child gcc's /proc/PID/mem O_RDWR through the i386 int 0x80 open (nr 5),
 write a marker into its stack, verify, restore; gcc started and reaped inside one forward call,
 before the launch. Honest kernel. Signals: ok = write succeeded; wrong_output = attack failed."""
 import ctypes, os, subprocess
