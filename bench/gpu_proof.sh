@@ -1018,5 +1018,40 @@ section_s23_third() {
   done
 }
 
+# Session 24: issue 12's one-lease proof, in three calls on one warm machine. Call 1 (s24_first):
+# every library kernel and control alone on GPU 0 (30 trials), the immunity check, then the whole
+# corpus (every attack and fault, the CPU cases too) started in six shards in its own session, so
+# that it outlives the call; calls 2 and 3 (s24_wait) print its progress until it ends, then its
+# failures and totals, and copy its output into $OUT.
+S24=/tmp/kforge-s24
+section_s24_first() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  section_s16_legit
+  section_immunity
+  step "the whole corpus, six shards side by side, detached"
+  mkdir -p $S24
+  for k in 1 2 3 4 5 6; do
+    setsid bash -c "timeout 1150 '$KFORGE_PYTHON' tests/run_corpora.py --device cuda --legit none \
+      --shard $k/6 --json $S24/corpus_$k.json > $S24/corpus_$k.txt 2>&1; echo done > $S24/done_$k" \
+      < /dev/null > /dev/null 2>&1 &
+  done
+  sleep 2
+  section_s24_wait $((575 - SECONDS))
+}
+
+section_s24_wait() {
+  local limit=${1:-560} started=$SECONDS
+  while [ $((SECONDS - started)) -lt "$limit" ] && [ "$(ls $S24/done_* 2>/dev/null | wc -l)" -lt 6 ]; do
+    sleep 10
+  done
+  step "corpus progress: $(ls $S24/done_* 2>/dev/null | wc -l) of 6 shards done"
+  for k in 1 2 3 4 5 6; do
+    printf 'shard %s: %s rows\n' $k "$(grep -cE '^(attack|fault) ' $S24/corpus_$k.txt 2>/dev/null)"
+    grep -v '^\[' $S24/corpus_$k.txt 2>/dev/null | grep -E "^total|^FAILED|Traceback" | cut -c1-400
+  done
+  cp $S24/corpus_* "$OUT/" 2>/dev/null
+}
+
 versions
 for section in "$@"; do "section_$section"; done
