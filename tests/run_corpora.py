@@ -389,7 +389,10 @@ def main():
     finally:
         worker.close()
         listener.close()
-        os.remove(CONFIG_FILE)
+        # gone already where the checkout was refreshed under a long run (the device tool syncs
+        # the working tree at every call): the totals and the JSON still follow
+        if os.path.exists(CONFIG_FILE):
+            os.remove(CONFIG_FILE)
 
     counted = [r for r in rows if r["pass"] is not None]
     gaps = [r for r in rows if r["pass"] is None and r.get("got") != "skipped"]
