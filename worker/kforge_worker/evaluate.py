@@ -1333,6 +1333,8 @@ class Evaluation:
                         self.result["confinement"]["signal_handlers"] = monitor.signal_handlers
                     if monitor.refused_opens:
                         self.result["confinement"]["refused_opens"] = monitor.refused_opens
+                    if monitor.timed_call_tools:
+                        self.result["confinement"]["timed_call_tools"] = monitor.timed_call_tools
         try:
             lowered = self.assess_numerics()
         except Exception as error:  # the report explains; it never costs the verdict

@@ -55,6 +55,7 @@ COMPILER_PASSES = re.compile(r"^((x86_64|aarch64)-linux-gnu-)?(as|ld(\.bfd|\.gol
                              r"collect2|lto-wrapper|lto1|cc1(plus)?|cpp|objcopy|strip)"
                              r"(-[0-9.]+)?$")
 SHELLS = {"sh", "dash", "bash"}
+TRITON_TOOLS = re.compile(r"^(ptxas(-blackwell)?|cuobjdump|nvdisasm)$")
 NVCC_TOOLS = re.compile(r"^(cicc|ptxas|fatbinary|nvlink|cudafe\+\+|nvcc|bin2c|cuobjdump|"
                         r"nvdisasm|nvprune)$")
 
@@ -646,6 +647,7 @@ class Monitor:
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
         self.signal_handlers = []  # Triton's refused after the import, not charged (named)
         self.refused_opens = []    # writes the judge could not follow, refused, not charged
+        self.timed_call_tools = []  # Triton's tools run during a timed call (named, allowed)
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
         self._libc = ctypes.CDLL(None, use_errno=True)
@@ -700,6 +702,19 @@ class Monitor:
         compiler, a shell: theirs to fork)."""
         exe, _, _ = _process(pid)
         return os.path.basename(exe or "").startswith("python")
+
+    def _timed_call_program_reason(self, pid, path, target):
+        """No program starts during the timed calls: the checked calls already built everything
+        for these shapes, and a program's work there is outside the kernels being timed (a
+        program started and ended inside one call is seen by no other rule on a GPU). Triton's
+        own tools run by the candidate process (a new specialisation compiles at its first
+        launch) are named in the result, not charged."""
+        if TRITON_TOOLS.match(os.path.basename(target)) and self._candidate_python(pid):
+            if len(self.timed_call_tools) < 10:
+                self.timed_call_tools.append(os.path.basename(target))
+            return None
+        shown = target if path == target else f"{path} (= {target})"
+        return f"ran a program during its timed calls (refused; seen by the judge): {shown}"
 
     def _fork_reason(self, pid):
         # A forked copy computes beside the harness into memory it shares (red team, session 13:
@@ -935,6 +950,8 @@ class Monitor:
                             self.triton_dir)
             if reason and path != target:  # the name it asked for, and what that is
                 reason = reason.replace(target, f"{path} (= {target})", 1)
+            if reason is None and self.request == "time" and self._candidate_running():
+                reason = self._timed_call_program_reason(pid, path, target)
         self.count += 1
         if len(self.programs) < 50:
             self.programs.append(f"{os.path.basename(caller_exe)} -> {target}"
