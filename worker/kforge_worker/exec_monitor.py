@@ -49,13 +49,14 @@ EPERM = 1
 
 COMPILER = re.compile(r"^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+)"
                       r"(-[0-9.]+)?$")
-PYTHON_MAY_RUN = re.compile(COMPILER.pattern + r"|^(nvcc|ptxas(-blackwell)?|cuobjdump|nvdisasm|"
-                            r"ninja|file|ldconfig(\.real)?)$")
+# Triton's own tools: the assembler and the disassemblers it runs when a launch compiles
+TRITON_TOOLS = re.compile(r"^(ptxas(-blackwell)?|cuobjdump|nvdisasm)$")
+PYTHON_MAY_RUN = re.compile(COMPILER.pattern + "|" + TRITON_TOOLS.pattern +
+                            r"|^(nvcc|ninja|file|ldconfig(\.real)?)$")
 COMPILER_PASSES = re.compile(r"^((x86_64|aarch64)-linux-gnu-)?(as|ld(\.bfd|\.gold|\.lld)?|"
                              r"collect2|lto-wrapper|lto1|cc1(plus)?|cpp|objcopy|strip)"
                              r"(-[0-9.]+)?$")
 SHELLS = {"sh", "dash", "bash"}
-TRITON_TOOLS = re.compile(r"^(ptxas(-blackwell)?|cuobjdump|nvdisasm)$")
 NVCC_TOOLS = re.compile(r"^(cicc|ptxas|fatbinary|nvlink|cudafe\+\+|nvcc|bin2c|cuobjdump|"
                         r"nvdisasm|nvprune)$")
 
@@ -669,7 +670,7 @@ class Monitor:
                 continue
             buffer = ctypes.create_string_buffer(NOTIF.size)
             if self._ioctl(IOCTL_RECV, buffer) != 0:
-                if ctypes.get_errno() in (4, 2):  # EINTR, ENOENT (the caller went away)
+                if ctypes.get_errno() in (4, ENOENT):  # EINTR, or the caller went away
                     continue
                 return
             self._handle(NOTIF.unpack(buffer.raw))
@@ -939,7 +940,7 @@ class Monitor:
         target, writable = _inspect_target(pid, path) if path else (None, False)
         valid = self._ioctl(IOCTL_ID_VALID, ctypes.byref(ctypes.c_uint64(identifier))) == 0
         if target is None:  # no such file (a PATH search): fails here, as it would anyway
-            self._send(identifier, 2)  # ENOENT
+            self._send(identifier, ENOENT)
             return
         if not valid:
             reason = None

@@ -855,43 +855,44 @@ def test_stale_folders_of_any_depth_never_stop_a_worker_from_starting(tmp_path, 
     assert not stale.exists()
 
 
-def _sandbox_filter():
-    """bubblewrap's seccomp filter; a failure to build it where libseccomp exists is a bug (in
-    session 23 a wrong attribute made it None, and bubblewrap silently ran without it)."""
+def _run_under_sandbox_filter(probe, bind=None, timeout=None):
+    """`python -c probe` under bubblewrap with its seccomp filter (`bind`: a folder bound and
+    made the working directory). A failure to build the filter where libseccomp exists is a bug
+    (in session 23 a wrong attribute made it None, and bubblewrap silently ran without it)."""
     import ctypes
+    import shutil
     from kforge_worker import confinement
+    if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
+        pytest.skip("no bubblewrap")
     try:
         ctypes.CDLL("libseccomp.so.2")
     except OSError:
         pytest.skip("libseccomp is not installed")
     fd = confinement.seccomp_filter()
     assert fd is not None
-    return fd
+    folder = ["--bind", str(bind), str(bind), "--chdir", str(bind)] if bind else []
+    try:
+        return subprocess.run(
+            [confinement.bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+             *folder, "--seccomp", str(fd), "--", sys.executable, "-c", textwrap.dedent(probe)],
+            capture_output=True, text=True, pass_fds=(fd,), timeout=timeout)
+    finally:
+        os.close(fd)
 
 
 def test_a_foreign_architecture_call_kills_the_whole_process():
     """A system call of another ABI (here x32; the red team's was an i386 `int 0x80`) killed only
     its thread by libseccomp's default: the process stayed, a zombie with live threads holding the
     judge's channel, until the deadline (session 23). The filter kills the process."""
-    import shutil
-    from kforge_worker import confinement
-    if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
-        pytest.skip("no bubblewrap")
-    fd = _sandbox_filter()
-    probe = textwrap.dedent("""
+    started = time.monotonic()
+    done = _run_under_sandbox_filter("""
         import ctypes, threading, time
         threading.Thread(target=time.sleep, args=(60,)).start()  # a second thread, alive
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
         libc.syscall(ctypes.c_long(0x40000000 | 257), ctypes.c_long(-100), b"/etc/hostname", 0, 0)
         print("survived", flush=True)
-        """)
-    started = time.monotonic()
-    done = subprocess.run(
-        [confinement.bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-         "--seccomp", str(fd), "--", sys.executable, "-c", probe], capture_output=True,
-        text=True, pass_fds=(fd,), timeout=50)
-    os.close(fd)
+        """, timeout=50)
     assert "survived" not in done.stdout
     assert done.returncode == 128 + signal.SIGSYS, (done.returncode, done.stderr)
     assert time.monotonic() - started < 30
@@ -901,24 +902,14 @@ def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
     """fallocate reserved 10 GiB of disk between two of the judge's looks (red team, session 15):
     in the sandbox it fails with EOPNOTSUPP, as on file systems without it, so glibc's
     posix_fallocate writes the blocks instead, at a pace the judge's watch bounds."""
-    import shutil
-    from kforge_worker import confinement
-    if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
-        pytest.skip("no bubblewrap")
-    fd = _sandbox_filter()
-    probe = textwrap.dedent("""
+    done = _run_under_sandbox_filter("""
         import ctypes, errno, os
         libc = ctypes.CDLL(None, use_errno=True)
         handle = os.open("f", os.O_CREAT | os.O_WRONLY)
         print(libc.fallocate(handle, 0, 0, 1 << 20), ctypes.get_errno() == errno.EOPNOTSUPP)
         os.posix_fallocate(handle, 0, 1 << 20)  # glibc writes the blocks instead
         print(os.fstat(handle).st_size)
-        """)
-    done = subprocess.run(
-        [confinement.bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-         "--bind", str(tmp_path), str(tmp_path), "--chdir", str(tmp_path), "--seccomp", str(fd),
-         "--", sys.executable, "-c", probe], capture_output=True, text=True, pass_fds=(fd,))
-    os.close(fd)
+        """, bind=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["-1", "True", str(1 << 20)]
 
