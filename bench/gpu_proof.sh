@@ -648,7 +648,8 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
     med = lambda k: (t.get(k) or {}).get("median_ms")
     print(f"{os.path.basename(path)[:-5]:28} {r['status']:10} cand {med('candidate')} eager "
           f"{med('eager')} | threads {c.get('threads_started')} handlers "
-          f"{len(c.get('signal_handlers') or [])} | {'; '.join(r.get('reasons') or [])[:300]}")
+          f"{len(c.get('signal_handlers') or [])} | timed check {r.get('timed_check')} | "
+          f"{'; '.join(r.get('reasons') or [])[:300]}")
 EOP
 }
 
@@ -1051,6 +1052,37 @@ section_s24_wait() {
     grep -v '^\[' $S24/corpus_$k.txt 2>/dev/null | grep -E "^total|^FAILED|Traceback" | cut -c1-400
   done
   cp $S24/corpus_* "$OUT/" 2>/dev/null
+}
+
+# Session 25, first call on a fresh machine (no build cache carried): every library source
+# built side by side (one kforge eval each, nvcc's 51-61 s in parallel), the cache sent back;
+# then every library kernel and control alone under the timed-call exec rule (session 24) and
+# timed outputs held to the checked calls' tolerance (each result's timed_check: the worst
+# error against its bound); then the cases new since the last GPU run.
+section_s25_first() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "build every library source, side by side"
+  local pairs
+  pairs=$("$KFORGE_PYTHON" -c 'import json,pathlib
+for m in sorted(pathlib.Path("library").glob("*/meta.json")):
+    d = json.loads(m.read_text()); print(d["tasks"][0] + ":" + str(m.parent) + "/" + d.get("source", "candidate.py"))')
+  for pair in $pairs; do
+    timeout 240 $K eval --task "tasks/${pair%%:*}.py" --candidate "${pair#*:}" --trials 3 \
+      --json > "/tmp/prebuild_${pair%%:*}.json" 2> "/tmp/prebuild_${pair%%:*}.err" &
+  done
+  wait
+  for pair in $pairs; do
+    printf '%-28s %s\n' "${pair%%:*}" "$("$KFORGE_PYTHON" -c 'import json,sys
+try: r = json.load(open(sys.argv[1])); print(r.get("status"), r.get("wall_s"))
+except Exception as e: print("no result", e)' "/tmp/prebuild_${pair%%:*}.json")"
+  done
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  section_s16_legit
+  step "the cases new since the last GPU run"
+  timeout 240 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a33 a34_dispatch a63 a64 2>&1 | grep -v '^\[' | tail -n 10
 }
 
 versions

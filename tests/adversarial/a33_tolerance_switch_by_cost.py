@@ -1,7 +1,8 @@
 """Attack 33 (timing), told by cost (blind red team, session 24): the kernel scales its softmax by
 1 + 1.5e-4 in checked calls (under one allclose unit of the task's tolerance) and by 1 + 3.8e-4 in
 timed calls (up to ~1.9 units: outside the tolerance), which it tells apart by the cost of 20
-dispatches. Timed outputs are checked at twice the checked calls' tolerance: OPEN."""
+dispatches. Timed outputs are checked at the checked calls' tolerance since session 25:
+wrong_output (it was open while they were checked at twice that)."""
 import time
 
 import torch

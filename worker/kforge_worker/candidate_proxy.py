@@ -364,7 +364,8 @@ class CandidateProcess:
         self.monitor = exec_monitor.Monitor(
             fds[0], sys.executable, triton_dir,
             read_only_root=self.confinement.get("mechanism") == "bwrap",
-            tree_root=self.process.pid, restorable_handlers=handlers_before_seal)
+            tree_root=self.process.pid, restorable_handlers=handlers_before_seal,
+            compiles_for_gpu=self.device != "cpu")
 
     def running_programs(self):
         """The live programs of the candidate's tree besides the candidate process (zombies and

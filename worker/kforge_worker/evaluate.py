@@ -981,6 +981,7 @@ class Evaluation:
         # lean: block is 1 (a set is over 2 GiB) and the correctness slot serves
         slots = self.slots[:1] if self.lean else [template.like() for _ in range(block)]
         scale = timed_check.timed_scale(self.checked_units, self.checked_allowed)
+        worst = 0.0  # the timed outputs' largest error against the eager ones (base units)
         cpu = self.device == "cpu"  # tests only (time_on_cpu): host clocks, no speed claim
         flush = timing.l2_flush_buffer(torch.cuda.current_device()) \
             if self.request["flush_l2"] and not cpu else None
@@ -1028,10 +1029,11 @@ class Evaluation:
                     walls[name].append(wall * 1e3)
                     firsts[name].append(ms[0])
             for position, (outputs, seed) in enumerate(zip(got, seeds)):
-                problem = timed_check.first_failure(
+                problem, units = timed_check.check(
                     outputs, kept[position], scale,
                     f"timed call {position + 1} of block {round_index}, fresh input set "
                     f"(seed {seed})")
+                worst = max(worst, units)
                 if problem:
                     raise Failure("wrong_output", "wrong output during timing:\n" + problem)
             sets = got = None
@@ -1044,6 +1046,10 @@ class Evaluation:
             for slot in slots:
                 slot.release()
         self.result["phases_s"]["timing_wall"] = round(time.monotonic() - began, 3)
+        # how close the timed calls came to their bound, beside what the checked calls showed
+        self.result["timed_check"] = {"worst_units": round(worst, 4),
+                                      "allowed_units": round(scale, 4),
+                                      "checked_units": round(self.checked_units, 4)}
         self.score_timing(blocks, walls, firsts, block, reasons, cpu, hosts, flush_ms)
 
     def baseline_runners(self, timing):

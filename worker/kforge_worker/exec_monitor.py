@@ -611,8 +611,10 @@ class Monitor:
     """The judge's supervisor thread on one candidate process's listener descriptor."""
 
     def __init__(self, fd, python_exe, triton_dir=None, read_only_root=True, tree_root=None,
-                 restorable_handlers=None):
+                 restorable_handlers=None, compiles_for_gpu=True):
         self.fd = fd
+        # Triton compiles for a GPU (and runs its tools) only there: its interpreter never does
+        self.compiles_for_gpu = compiles_for_gpu
         self.tree_root = tree_root  # the candidate's process tree (bwrap or the process itself)
         self.read_only_root = read_only_root  # bwrap: only scratch, caches and /tmp writable
         self.python_exe = python_exe
@@ -709,8 +711,10 @@ class Monitor:
         for these shapes, and a program's work there is outside the kernels being timed (a
         program started and ended inside one call is seen by no other rule on a GPU). Triton's
         own tools run by the candidate process (a new specialisation compiles at its first
-        launch) are named in the result, not charged."""
-        if TRITON_TOOLS.match(os.path.basename(target)) and self._candidate_python(pid):
+        launch) are named in the result, not charged, on a GPU: Triton's interpreter (the CPU)
+        never runs them."""
+        if self.compiles_for_gpu and TRITON_TOOLS.match(os.path.basename(target)) and \
+                self._candidate_python(pid):
             if len(self.timed_call_tools) < 10:
                 self.timed_call_tools.append(os.path.basename(target))
             return None

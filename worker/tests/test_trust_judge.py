@@ -297,6 +297,22 @@ def test_the_judge_sees_execs_signals_and_fifos_below_python(tmp_path):
         assert text in named, (text, named)
 
 
+def test_triton_tools_in_timed_calls_are_allowed_only_where_triton_compiles():
+    # A new specialisation at a timed call's launch runs ptxas on a GPU; Triton's interpreter
+    # (the CPU) never does, so there a ptxas in a timed call is the candidate's own program.
+    def reason(compiles_for_gpu, program):
+        monitor = object.__new__(exec_monitor.Monitor)
+        monitor.compiles_for_gpu, monitor.timed_call_tools = compiles_for_gpu, []
+        # this test's own process is the "candidate process" (a python)
+        return monitor._timed_call_program_reason(os.getpid(), program, program), monitor
+    allowed, monitor = reason(True, "/usr/local/cuda/bin/ptxas")
+    assert allowed is None and monitor.timed_call_tools == ["ptxas"]
+    refused, monitor = reason(False, "/usr/local/cuda/bin/ptxas")
+    assert refused == ("ran a program during its timed calls (refused; seen by the judge): "
+                       "/usr/local/cuda/bin/ptxas") and monitor.timed_call_tools == []
+    assert reason(True, "/usr/bin/gcc")[0].endswith("/usr/bin/gcc")
+
+
 def test_a_reply_without_the_requests_nonce_is_rejected():
     from kforge_worker.candidate_proxy import CandidateProcess
     from kforge_worker.channel import Channel

@@ -322,9 +322,18 @@ def test_timed_tolerance_follows_the_checked_calls_error():
     text = first_failure([hidden + 0.1], [hidden], timed_scale(2.0), "timed call 3")
     assert "timed call 3" in text and "elements outside tolerance" in text
     # capped by the checked verdict's allowance: 0.9 units checked under a 1.05-unit verdict
-    # may not become 7.2 units in timed calls
-    assert timed_scale(0.9, 1.05) == 2.1
-    assert timed_scale(2.0, 10.0) == 16.0
+    # may not become 7.2 units in timed calls, nor 1.9 (a33_tolerance_switch_by_cost)
+    assert timed_scale(0.9, 1.05) == 1.05
+    assert timed_scale(2.0, 10.0) == 10.0
+    from kforge_worker.timed_check import check
+    base = 1e-4  # fp32's allclose tolerance
+    ones = torch.ones(4)
+    problem, worst = check([ones + 1.9 * 2 * base], [ones], 1.05, "timed call 1")
+    assert problem is not None and worst == pytest.approx(1.9, rel=1e-3)
+    problem, worst = check([ones + 0.5 * 2 * base], [ones], 1.05, "timed call 1")
+    assert problem is None and worst == pytest.approx(0.5, rel=1e-3)
+    inf = torch.tensor([float("inf"), 1.0])
+    assert check([inf.clone()], [inf], scale, "here") == (None, 0.0)
     nan = torch.tensor([float("nan"), 1.0])
     assert first_failure([nan.clone()], [nan], scale, "here") is None  # the task's own NaN
     assert first_failure([torch.tensor([1.0, float("nan")])], [torch.tensor([1.0, 1.0])],
