@@ -1085,5 +1085,50 @@ except Exception as e: print("no result", e)' "/tmp/prebuild_${pair%%:*}.json")"
     --only a33 a34_dispatch a63 a64 2>&1 | grep -v '^\[' | tail -n 10
 }
 
+# Session 25, second call: the same side-by-side evaluations with the cache (39_GRU and
+# 37_LSTMCn ended `rejected` beside the nvcc builds: why), then the whole corpus in six shards,
+# detached (section_s25_wait collects it in the next call).
+S25=/tmp/kforge-s25
+section_s25_second() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "every library source, side by side again (cache built): verdicts and reasons"
+  local pairs
+  pairs=$("$KFORGE_PYTHON" -c 'import json,pathlib
+for m in sorted(pathlib.Path("library").glob("*/meta.json")):
+    d = json.loads(m.read_text()); print(d["tasks"][0] + ":" + str(m.parent) + "/" + d.get("source", "candidate.py"))')
+  for pair in $pairs; do
+    timeout 240 $K eval --task "tasks/${pair%%:*}.py" --candidate "${pair#*:}" --trials 3 \
+      --json > "/tmp/side_${pair%%:*}.json" 2> "/tmp/side_${pair%%:*}.err" &
+  done
+  wait
+  "$KFORGE_PYTHON" - <<'EOP2'
+import glob, json, os
+for path in sorted(glob.glob("/tmp/side_*.json")):
+    name = os.path.basename(path)[5:-5]
+    try:
+        r = json.load(open(path))
+    except Exception as error:
+        print(f"{name:28} no result: {error}")
+        continue
+    print(f"{name:28} {r.get('status')} wall {r.get('wall_s')} | "
+          f"{(r.get('error') or '')[:300]!r} | {r.get('reasons')}")
+EOP2
+  step "the whole corpus, six shards side by side, detached"
+  mkdir -p $S25
+  for k in 1 2 3 4 5 6; do
+    setsid bash -c "timeout 1150 '$KFORGE_PYTHON' tests/run_corpora.py --device cuda --legit none \
+      --shard $k/6 --json $S25/corpus_$k.json > $S25/corpus_$k.txt 2>&1; echo done > $S25/done_$k" \
+      < /dev/null > /dev/null 2>&1 &
+  done
+  sleep 2
+  S24=$S25 section_s24_wait $((570 - SECONDS))
+}
+
+section_s25_wait() {
+  S24=$S25 section_s24_wait "${1:-560}"
+}
+
 versions
 for section in "$@"; do "section_$section"; done

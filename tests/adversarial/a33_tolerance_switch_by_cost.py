@@ -2,7 +2,9 @@
 1 + 1.5e-4 in checked calls (under one allclose unit of the task's tolerance) and by 1 + 3.8e-4 in
 timed calls (up to ~1.9 units: outside the tolerance), which it tells apart by the cost of 20
 dispatches. Timed outputs are checked at the checked calls' tolerance since session 25:
-wrong_output (it was open while they were checked at twice that)."""
+wrong_output (it was open while they were checked at twice that). On a GPU, at the task's full
+4096x16384 shape, a softmax value is ~1e-4 and 3.8e-4 of it is ~1e-3 allclose units: within
+tolerance, so `ok` is right there (H200, session 25)."""
 import time
 
 import torch
