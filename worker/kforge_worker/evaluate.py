@@ -27,7 +27,7 @@ import re
 import statistics
 import time
 
-from kforge_worker import numerics, numerics_report
+from kforge_worker import gpu_sharing, numerics, numerics_report
 from kforge_worker.errors import Failure, describe
 from kforge_worker.seeding import fresh_seed, seed_all
 from kforge_worker.task_loader import LoadError, alternative_overrides, load_task
@@ -1135,7 +1135,16 @@ class Evaluation:
             self.result["timing"]["baseline_errors"] = failed
         self.result["timed_s"] = sum(sum(sum(ms) for ms in v) for v in blocks.values()) / 1e3
         reported = statistics.median(sum(ms) / len(ms) for ms in blocks["candidate"])
+        shared = 0 if cpu else self.gpu_others()
+        if shared:
+            self.result.setdefault("notes", []).append(
+                f"{shared} other process{'es' if shared != 1 else ''} used this GPU during the "
+                f"timing: every time here may hold their work")
         if candidate_gap > allowed + max(calibration.GROSS_MS, reported):
+            if shared:  # not the candidate's to answer for (gpu_sharing.py)
+                raise Failure("unjudged", gpu_sharing.sharing_reason(shared) + (
+                    f" (the candidate's calls: {candidate_gap:.3f} ms each unaccounted for, "
+                    f"{allowed:.3f} allowed)"))
             reason = (f"timing reported by the candidate process ({candidate_ms:.3f} ms per call) "
                       f"disagrees with the judge's wall clock: {candidate_gap:.3f} ms per call "
                       f"unaccounted for (allowed {allowed:.3f}; the harness's own, measured "
@@ -1146,6 +1155,17 @@ class Evaluation:
         self.result["score"] = stats["eager"]["median_ms"] / candidate_ms
         best = min(stats[name]["median_ms"] for name in stats if name != "candidate")
         self.result["speedup_vs_best_baseline"] = best / candidate_ms
+
+    def gpu_others(self):
+        """How many processes besides the judge and the candidate's tree hold a context on the
+        judge's GPU (gpu_sharing.py); 0 when the driver cannot say."""
+        from kforge_worker.confinement import descendants
+        torch = self.torch
+        uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+        own = {os.getpid()}
+        if self.candidate is not None:
+            own |= set(descendants(self.candidate.process.pid))
+        return gpu_sharing.others(gpu_sharing.processes_on(uuid), own)
 
     def candidate_block(self, slots, sets, seeds, round_index, warmup, host=None):
         """One block of timed candidate calls, trial i on sets[i] in slots[i]; inputs checked
@@ -1474,6 +1494,8 @@ def handle(request):
         warm_pool.fill(device)
     if outcome.status == "done":
         result = outcome.result
+        if result["status"] == "unjudged":  # the GPU was shared: no verdict, and no accusation
+            raise RequestError(f"failed to evaluate: {result['error']}")
     else:
         result = {"status": outcome.status, "error": f"the candidate {outcome.message}",
                   "error_location": None, "reasons": [], "correctness": None,

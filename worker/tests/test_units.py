@@ -1250,3 +1250,17 @@ def test_a_spread_set_the_reference_overflows_on_is_replaced_by_a_milder_one_and
     assert widening is None and evaluation.result["notes"][-1].endswith(
         "[0, 1), 1 in 64 elements +-0 or +-[2^-24, 2^20); drawn as the task draws them instead "
         "(no spread set)")
+
+
+def test_gpu_sharing_counts_processes_that_are_neither_the_judge_nor_the_candidate():
+    from kforge_worker import gpu_sharing
+    me = os.getpid()
+    assert gpu_sharing.others(None, {me}) == 0              # NVML could not say
+    assert gpu_sharing.others([me, 7], {me, 7}) == 0        # the judge and the candidate
+    assert gpu_sharing.others([me, 7, 8, 9], {me, 7}) == 2  # two more
+    # pids of another namespace (a container): all but the judge and the candidate count
+    assert gpu_sharing.others([10**7 + 1, 10**7 + 2, 10**7 + 3], {me}) == 1
+    text = gpu_sharing.sharing_reason(2)
+    assert text.startswith("2 other processes used this GPU") and "Not judged" in text
+    if not os.path.exists("/dev/nvidiactl"):
+        assert gpu_sharing.processes_on("00000000-0000-0000-0000-000000000000") is None
