@@ -1093,6 +1093,23 @@ section_s25_second() {
   export KFORGE_BUILD_CACHE=/tmp/kforge-builds
   [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  section_s25_side
+  step "the whole corpus, six shards side by side, detached"
+  mkdir -p $S25
+  for k in 1 2 3 4 5 6; do
+    setsid bash -c "timeout 1150 '$KFORGE_PYTHON' tests/run_corpora.py --device cuda --legit none \
+      --shard $k/6 --json $S25/corpus_$k.json > $S25/corpus_$k.txt 2>&1; echo done > $S25/done_$k" \
+      < /dev/null > /dev/null 2>&1 &
+  done
+  sleep 2
+  S24=$S25 section_s24_wait $((570 - SECONDS))
+}
+
+section_s25_side() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  rm -f /tmp/side_*
   step "every library source, side by side again (cache built): verdicts and reasons"
   local pairs
   pairs=$("$KFORGE_PYTHON" -c 'import json,pathlib
@@ -1110,20 +1127,29 @@ for path in sorted(glob.glob("/tmp/side_*.json")):
     try:
         r = json.load(open(path))
     except Exception as error:
-        print(f"{name:28} no result: {error}")
+        err = open(path[:-5] + ".err").read().strip().splitlines()
+        print(f"{name:28} no result ({error}); stderr: {' | '.join(err[-2:])[:400]}")
         continue
     print(f"{name:28} {r.get('status')} wall {r.get('wall_s')} | "
           f"{(r.get('error') or '')[:300]!r} | {r.get('reasons')}")
 EOP2
-  step "the whole corpus, six shards side by side, detached"
-  mkdir -p $S25
-  for k in 1 2 3 4 5 6; do
-    setsid bash -c "timeout 1150 '$KFORGE_PYTHON' tests/run_corpora.py --device cuda --legit none \
-      --shard $k/6 --json $S25/corpus_$k.json > $S25/corpus_$k.txt 2>&1; echo done > $S25/done_$k" \
-      < /dev/null > /dev/null 2>&1 &
-  done
-  sleep 2
-  S24=$S25 section_s24_wait $((570 - SECONDS))
+}
+
+# Session 25, third call: the side-by-side evaluations again, now that a wall-clock
+# disagreement beside other processes on the GPU is not judged (gpu_sharing.py); then the
+# corpus cases that failed their line beside five other shards, alone.
+section_s25_third() {
+  step "NVML: the processes on this GPU, seen from a process that holds a context"
+  "$KFORGE_PYTHON" -c 'import os, sys, time; sys.path.insert(0, "worker"); import torch
+from kforge_worker import gpu_sharing
+torch.zeros(1, device="cuda"); u = str(torch.cuda.get_device_properties(0).uuid)
+began = time.perf_counter(); pids = gpu_sharing.processes_on(u)
+print("uuid", u, "processes", pids, "me", os.getpid(), "query ms", round((time.perf_counter() - began) * 1e3, 1))'
+  section_s25_side
+  step "the corpus cases that failed beside other shards, alone"
+  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a13_timing_only_cheat a16_decoy_launch a33_tolerance_switch_by_cost a44_cumsum_scan \
+    f12_write_outside f17_ninja_rule f23_pidfd_signal 2>&1 | grep -v '^\[' | tail -n 14
 }
 
 section_s25_wait() {
