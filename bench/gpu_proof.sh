@@ -1178,6 +1178,20 @@ section_s25_rest() {
   cp /tmp/rest_* "$OUT/" 2>/dev/null
 }
 
+# Session 25, last call: every library kernel and control once more, 10 trials, now that timed
+# outputs are also held to the checked calls' relative L2 bound (each result's timed_check).
+section_s25_final() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local dir=/tmp/kforge-legit25
+  legit_suite_dir $dir
+  step "every legitimate candidate, suite eval on GPU 0, 10 trials"
+  timeout 170 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 10 \
+    --suite-dir $dir/suite 2>&1 | grep -E 'ok \(|: [a-z_]+ \(|fast_0|tasks:' | tail -n 16
+  suite_verdicts $dir/suite | cut -c1-60,130-420
+}
+
 section_s25_wait() {
   S24=$S25 section_s24_wait "${1:-560}"
 }

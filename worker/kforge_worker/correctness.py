@@ -28,6 +28,11 @@ MAX_SCALE = 100.0
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
+def whole_l2_unbounded(fp64_trusted, has_nan, fp64_missing, squares_ref64):
+    """The calibrated verdict set no relative L2 bound on this output (_compare's `whole`)."""
+    return not fp64_trusted or has_nan or fp64_missing or not squares_ref64 > 0
+
+
 def base_tolerance(dtype):
     return 1e-2 if dtype in LOW_PRECISION else 1e-4
 
@@ -114,6 +119,14 @@ class Comparison:
         # bound (the widening, 1 without fp64) plus the fp32 reference's own error (the
         # triangle inequality): the ceiling of the timed calls' tolerance (timed_check.py)
         self.allowed_units = 0.0
+        # The same for the relative L2 error (||c - r32|| / ||r32||, the largest over outputs
+        # of the task's own draws) and its ceiling: the calibrated verdict's own bound plus the
+        # fp32 reference's own relative error; infinite where no such bound applied (the
+        # kernelbench verdict, no fp64). Timed calls are held to it too: one element wrong in a
+        # checked call must not open the elementwise tolerance to every element of every timed
+        # call (blind red team, session 25)
+        self.rel32 = 0.0
+        self.allowed_rel32 = 0.0
         self._mean_sum = 0.0
         self._mean64_sum = 0.0
         self._compared = 0
@@ -183,13 +196,16 @@ class Comparison:
         ratio, has_nan, kernelbench, units32 = 0.0, False, True, 0.0
         max32 = max64 = max_own = 0.0
         sum32 = sum64 = 0.0
-        squares_err64 = squares_ref64 = 0.0
+        squares_err64 = squares_ref64 = squares_err32 = squares_ref32 = squares_own = 0.0
         for start, end in chunks:
             got64, ref32, ref64 = chunk(start, end)
             own = (ref32 - ref64).abs()
             if own.numel():
                 squares_err64 += float(((got64 - ref64) ** 2).sum())
                 squares_ref64 += float((ref64 ** 2).sum())
+                squares_err32 += float(((got64 - ref32) ** 2).sum())
+                squares_ref32 += float((ref32 ** 2).sum())
+                squares_own += float((own ** 2).sum())
                 ratio = _max(ratio, float((own / (base + base * ref64.abs())).max()))
                 max_own = _max(max_own, float(own.max()))
                 err32 = (got64 - ref32).abs()
@@ -235,6 +251,14 @@ class Comparison:
             self.units32 = _max(self.units32, units32)
             self.allowed_units = _max(self.allowed_units,
                                       (scale if scale <= MAX_SCALE else 1.0) + ratio)
+            if squares_ref32 > 0:
+                self.rel32 = _max(self.rel32, (squares_err32 / squares_ref32) ** 0.5)
+            if self.precision != "calibrated" or whole_l2_unbounded(
+                    fp64_trusted, has_nan, self._fp64_missing, squares_ref64):
+                self.allowed_rel32 = float("inf")
+            else:
+                self.allowed_rel32 = _max(self.allowed_rel32, allowed_relative + (
+                    squares_own / squares_ref64) ** 0.5)
         if numel:
             self.max_abs_err = _max(self.max_abs_err, max32)
             self.max_abs_err_fp64 = _max(self.max_abs_err_fp64, max64)

@@ -36,6 +36,16 @@ def timed_scale(units32, allowed_units=float("inf")):
     return max(FLOOR, min(TIMED_K * units32, CEILING_K * allowed_units))
 
 
+def relative_bound(rel32, allowed_rel32=float("inf")):
+    """The relative L2 error (against the eager output) allowed to each timed output of a
+    candidate whose checked calls showed at most `rel32` against the fp32 reference under a
+    verdict that allowed `allowed_rel32` (infinite: no such bound). As the elementwise scale:
+    TIMED_K times what was shown, never above what was allowed, never below FLOOR x 1e-4."""
+    if math.isinf(allowed_rel32) or math.isnan(rel32):
+        return float("inf")
+    return max(FLOOR * 1e-4, min(TIMED_K * rel32, allowed_rel32))
+
+
 def worst_units(mine, theirs, base):
     """The largest error of `mine` against `theirs` in allclose units (|err| / (base + base x
     |theirs|)); NaN where `theirs` has NaN and `mine` too counts 0 (the task's own), a NaN on
@@ -46,32 +56,42 @@ def worst_units(mine, theirs, base):
     return float(err.max()) if err.numel() else 0.0
 
 
-def check(got, want, scale, where):
-    """(failure, worst): the failure's text (the worst element, counts, errors) when one of
-    the candidate's outputs `got` is beyond `scale` base tolerances of the eager outputs `want`,
-    else None; `worst` the largest error seen, in base tolerances."""
-    worst = 0.0
+def check(got, want, scale, where, rel_bound=float("inf")):
+    """(failure, worst, worst_rel): the failure's text (the worst element, counts, errors) when
+    one of the candidate's outputs `got` is beyond `scale` base tolerances of the eager outputs
+    `want`, or its relative L2 error beyond `rel_bound`, else None; `worst` the largest error
+    seen, in base tolerances, `worst_rel` the largest relative L2 error."""
+    worst = worst_rel = 0.0
     for index, (mine, theirs) in enumerate(zip(got, want)):
         if not theirs.is_floating_point():
             if not torch.equal(mine, theirs):
                 return f"output {index} ({where}): integer output differs from the reference", \
-                    float("inf")
+                    float("inf"), worst_rel
             continue
         base = base_tolerance(theirs.dtype)
         flat = [mine.reshape(-1), theirs.reshape(-1)]
-        units = 0.0
+        units = squares_err = squares_ref = 0.0
         for start, end in _chunks(mine.numel()):
             a, b = (item[start:end].to(torch.float64) for item in flat)
             units = max(units, worst_units(a, b, base))
+            squares_err += float(((a - b) ** 2).nan_to_num(nan=0.0).sum())
+            squares_ref += float((b ** 2).nan_to_num(nan=0.0).sum())
         worst = max(worst, units)
+        relative = (squares_err / squares_ref) ** 0.5 if squares_ref > 0 else 0.0
+        worst_rel = max(worst_rel, relative)
+        if units <= scale and relative > rel_bound:
+            return (f"output {index} of {len(got)} (shape {list(mine.shape)}), {where}: relative "
+                    f"L2 error {relative:.3g} against the eager baseline's output on the same set, "
+                    f"above the {rel_bound:.3g} allowed (each element within its tolerance: the "
+                    f"error is spread over many)"), worst, worst_rel
         if units > scale:
             def widened(start, end):
                 a, b = (item[start:end].to(torch.float64) for item in flat)
                 return [a, b, b]
             return Comparison()._describe(
                 index, len(got), list(mine.shape), mine.numel(), widened, 1, scale, base,
-                where, "the eager baseline's output on the same set"), worst
-    return None, worst
+                where, "the eager baseline's output on the same set"), worst, worst_rel
+    return None, worst, worst_rel
 
 
 def first_failure(got, want, scale, where):

@@ -328,16 +328,46 @@ def test_timed_tolerance_follows_the_checked_calls_error():
     from kforge_worker.timed_check import check
     base = 1e-4  # fp32's allclose tolerance
     ones = torch.ones(4)
-    problem, worst = check([ones + 1.9 * 2 * base], [ones], 1.05, "timed call 1")
+    problem, worst, _ = check([ones + 1.9 * 2 * base], [ones], 1.05, "timed call 1")
     assert problem is not None and worst == pytest.approx(1.9, rel=1e-3)
-    problem, worst = check([ones + 0.5 * 2 * base], [ones], 1.05, "timed call 1")
+    problem, worst, _ = check([ones + 0.5 * 2 * base], [ones], 1.05, "timed call 1")
     assert problem is None and worst == pytest.approx(0.5, rel=1e-3)
     inf = torch.tensor([float("inf"), 1.0])
-    assert check([inf.clone()], [inf], scale, "here") == (None, 0.0)
+    assert check([inf.clone()], [inf], scale, "here") == (None, 0.0, 0.0)
     nan = torch.tensor([float("nan"), 1.0])
     assert first_failure([nan.clone()], [nan], scale, "here") is None  # the task's own NaN
     assert first_failure([torch.tensor([1.0, float("nan")])], [torch.tensor([1.0, 1.0])],
                          scale, "here") is not None
+
+
+def test_timed_outputs_are_held_to_the_checked_calls_relative_l2_bound():
+    # Blind red team, session 25 (c07): one element 0.3 units off in the checked calls (a
+    # relative L2 error of 7e-5, well inside the calibrated bound) let every element of every
+    # timed call be 0.9 units off, a relative L2 error the checked calls would have failed.
+    from kforge_worker.correctness import Comparison
+    from kforge_worker.timed_check import check, relative_bound
+    torch.manual_seed(0)
+    want = torch.softmax(torch.randn(2, 16), dim=1)
+    want64 = want.double()
+    planted = want.clone()
+    planted[0, 0] += 0.3 * 1e-4 * (1 + want[0, 0])
+    comparison = Comparison("calibrated")
+    comparison.add([planted], [want], [want64], "input set 0")
+    assert comparison.passed, comparison.first_failure
+    assert 0 < comparison.rel32 < 1e-4 < comparison.allowed_rel32 < float("inf")
+    bound = relative_bound(comparison.rel32, comparison.allowed_rel32)
+    assert bound == min(8 * comparison.rel32, comparison.allowed_rel32)
+    everywhere = want + 0.9 * 1e-4 * (1 + want)
+    problem, worst, relative = check([everywhere], [want], 1.0, "timed call 1", bound)
+    assert worst < 1.0 and relative > bound
+    assert "relative L2 error" in problem and "timed call 1" in problem
+    # an honest kernel's error, as large as the checked calls showed, passes
+    assert check([planted], [want], 1.0, "timed call 2", bound)[0] is None
+    # no relative bound where the checked verdict had none (kernelbench precision, no fp64)
+    assert relative_bound(1e-7) == float("inf")
+    kernelbench = Comparison("kernelbench")
+    kernelbench.add([planted], [want], [want64], "input set 0")
+    assert kernelbench.allowed_rel32 == float("inf")
 
 
 class _PassThroughGuard:
