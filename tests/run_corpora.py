@@ -62,7 +62,18 @@ class Worker:
                                         text=True, bufsize=1)
 
     def evaluate(self, task, candidate, **fields):
-        """The result dict, or {"status": "worker died"/"request failed", "error": ...}."""
+        """The result dict, or {"status": "worker died"/"request failed", "error": ...}. An
+        evaluation the judge did not judge because other processes shared the GPU (shards side
+        by side on one GPU: evaluate.py, gpu_sharing.py) is tried again, up to SHARED_TRIES
+        times, after a pause."""
+        for attempt in range(SHARED_TRIES):
+            result = self._evaluate(task, candidate, **fields)
+            if result["status"] != "request failed" or "Not judged" not in result["error"]:
+                break
+            time.sleep(SHARED_PAUSE_S * (attempt + 1))
+        return result
+
+    def _evaluate(self, task, candidate, **fields):
         fields = {"device": self.device, "shrink": self.device == "cpu", "input_sets": 3,
                   "trials": 20, "warmup": 3, "timeout_s": 120, **fields}
         self.next_id += 1
@@ -91,6 +102,11 @@ class Worker:
             self.process.wait(timeout=30)
         except Exception:
             self.process.kill()
+
+
+# An evaluation not judged for a shared GPU: tried this many times, pausing 10 s, 20 s, ...
+SHARED_TRIES = 4
+SHARED_PAUSE_S = 10.0
 
 
 class Listener:
