@@ -10,7 +10,9 @@ error it showed there against the fp32 reference, in allclose units (|err| / (ba
 serving another input set's answer is wrong by the size of the values, and a softmax row of
 thousands of columns has values near 1e-4, inside the base allclose tolerance of fp32; an honest
 kernel's error on a fresh set is of the size it was on the checked ones (the RNN library's exact
-fp32 against cuDNN's TF32: ~2 units, so ~16 allowed here)."""
+fp32 against cuDNN's TF32: ~2 units, so ~16 allowed here). Never more than the checked verdict
+allowed (CEILING_K), and the relative L2 error likewise (relative_bound): on the H200 the honest
+kernels' worst timed error was 1.0-1.3x their checked one (session 25)."""
 
 import math
 
