@@ -41,9 +41,13 @@ def timed_scale(units32, allowed_units=float("inf")):
 def relative_bound(rel32, allowed_rel32=float("inf")):
     """The relative L2 error (against the eager output) allowed to each timed output of a
     candidate whose checked calls showed at most `rel32` against the fp32 reference under a
-    verdict that allowed `allowed_rel32` (infinite: no such bound). As the elementwise scale:
-    TIMED_K times what was shown, never above what was allowed, never below FLOOR x 1e-4."""
-    if math.isinf(allowed_rel32) or math.isnan(rel32):
+    verdict that allowed `allowed_rel32` (infinite where the verdict set no such bound: the
+    kernelbench precision, no fp64). As the elementwise scale: TIMED_K times what was shown,
+    never above what was allowed, never below FLOOR x 1e-4. Without a verdict's bound the 8x
+    rule alone still holds timed calls to what the checked ones showed (blind red team, session
+    25: under the kernelbench precision a softmax of 2^20 columns, 0.04 relative L2 when
+    checked, served 31 when timed, every element inside allclose's absolute term)."""
+    if math.isnan(rel32) or math.isinf(rel32):
         return float("inf")
     return max(FLOOR * 1e-4, min(TIMED_K * rel32, allowed_rel32))
 
