@@ -352,7 +352,8 @@ def main():
                 candidate = fill(os.path.join(REPO, "tests", folder, case["name"] + ".py"),
                                  work, listener.port, canary_dir)
                 fields = {key: case[key] for key in ("timeout_s", "host_memory_gb", "overrides",
-                                                     "shrink", "input_sets") if key in case}
+                                                     "shrink", "input_sets", "precision")
+                          if key in case}
                 if case.get("time_on_cpu") and args.device == "cpu":
                     fields["time_on_cpu"] = True
                 result = worker.evaluate(case["task"], candidate, **fields)

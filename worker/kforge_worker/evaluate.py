@@ -454,10 +454,9 @@ class Evaluation:
         self.input_dtypes = []
         self.source = b""
         self.numerics_seen = None  # what the candidate process said each call computed in
-        self.checked_units = 0.0   # the largest error of the checked calls (timed_check.py)
-        self.checked_allowed = float("inf")  # what their verdict allowed, same units
-        self.checked_rel32 = 0.0   # the same for the relative L2 error
-        self.checked_allowed_rel32 = float("inf")
+        # per output: the checked calls' largest errors and what their verdict allowed
+        # (Comparison.bounds: what timed calls are held to, timed_check.py)
+        self.checked_bounds = {}
         self.harness_gaps = None   # the calibration's per-trial gaps (calibration.py)
         self.reference_call_s = None  # the fp32 reference's fastest checked run (wall, synced)
         self.first_expected = None  # the first checked set's (want32, want64), made during load
@@ -862,10 +861,7 @@ class Evaluation:
             references=self.set_times, checked_calls=self.call_times)
         if not comparison.passed:
             raise Failure("wrong_output", comparison.first_failure)
-        self.checked_units = comparison.units32
-        self.checked_allowed = comparison.allowed_units
-        self.checked_rel32 = comparison.rel32
-        self.checked_allowed_rel32 = comparison.allowed_rel32
+        self.checked_bounds = comparison.bounds
 
     def prepare_set(self, index, sets):
         """Checked set `index` of `sets`, drawn, spread and with its references: (inputs,
@@ -984,10 +980,9 @@ class Evaluation:
         block = block_size(sum(template.input_sizes), sum(template.output_sizes))
         # lean: block is 1 (a set is over 2 GiB) and the correctness slot serves
         slots = self.slots[:1] if self.lean else [template.like() for _ in range(block)]
-        scale = timed_check.timed_scale(self.checked_units, self.checked_allowed)
-        rel_bound = timed_check.relative_bound(self.checked_rel32, self.checked_allowed_rel32)
-        # the timed outputs' largest error against the eager ones (base units, relative L2)
-        worst = worst_rel = 0.0
+        bounds = timed_check.limits(self.checked_bounds, len(template.expected))
+        # each output's largest timed error against the eager one (base units, relative L2)
+        worst = [(0.0, 0.0)] * len(bounds)
         cpu = self.device == "cpu"  # tests only (time_on_cpu): host clocks, no speed claim
         flush = timing.l2_flush_buffer(torch.cuda.current_device()) \
             if self.request["flush_l2"] and not cpu else None
@@ -1035,11 +1030,12 @@ class Evaluation:
                     walls[name].append(wall * 1e3)
                     firsts[name].append(ms[0])
             for position, (outputs, seed) in enumerate(zip(got, seeds)):
-                problem, units, relative = timed_check.check(
-                    outputs, kept[position], scale,
+                problem, seen = timed_check.check(
+                    outputs, kept[position], bounds,
                     f"timed call {position + 1} of block {round_index}, fresh input set "
-                    f"(seed {seed})", rel_bound)
-                worst, worst_rel = max(worst, units), max(worst_rel, relative)
+                    f"(seed {seed})")
+                worst = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(worst, seen)] + \
+                    worst[len(seen):]
                 if problem:
                     raise Failure("wrong_output", "wrong output during timing:\n" + problem)
             sets = got = None
@@ -1054,12 +1050,14 @@ class Evaluation:
         self.result["phases_s"]["timing_wall"] = round(time.monotonic() - began, 3)
         # how close the timed calls came to their bound, beside what the checked calls showed
         finite = lambda value: value if math.isfinite(value) else None  # (JSON)
-        self.result["timed_check"] = {
-            "worst_units": finite(round(worst, 4)), "allowed_units": finite(round(scale, 4)),
-            "checked_units": round(self.checked_units, 4),
-            "worst_relative_l2": float(f"{worst_rel:.4g}"),
-            "allowed_relative_l2": finite(float(f"{rel_bound:.4g}")),
-            "checked_relative_l2": float(f"{self.checked_rel32:.4g}")}
+        checked = [self.checked_bounds.get(index, {}) for index in range(len(bounds))]
+        self.result["timed_check"] = [  # per output
+            {"worst_units": finite(round(units, 4)), "allowed_units": finite(round(scale, 4)),
+             "checked_units": round(seen.get("units32", 0.0), 4),
+             "worst_relative_l2": finite(float(f"{relative:.4g}")),
+             "allowed_relative_l2": finite(float(f"{rel_bound:.4g}")),
+             "checked_relative_l2": float(f"{seen.get('rel32', 0.0):.4g}")}
+            for (units, relative), (scale, rel_bound), seen in zip(worst, bounds, checked)]
         self.score_timing(blocks, walls, firsts, block, reasons, cpu, hosts, flush_ms)
 
     def baseline_runners(self, timing):

@@ -62,17 +62,31 @@ def worst_units(mine, theirs, base):
     return float(err.max()) if err.numel() else 0.0
 
 
-def check(got, want, scale, where, rel_bound=float("inf")):
-    """(failure, worst, worst_rel): the failure's text (the worst element, counts, errors) when
-    one of the candidate's outputs `got` is beyond `scale` base tolerances of the eager outputs
-    `want`, or its relative L2 error beyond `rel_bound`, else None; `worst` the largest error
-    seen, in base tolerances, `worst_rel` the largest relative L2 error."""
-    worst = worst_rel = 0.0
+def limits(bounds, count):
+    """[(scale, relative bound)] of each of `count` outputs, from the checked calls' bounds per
+    output (Comparison.bounds); an output with none recorded (an integer one) gets the floors."""
+    pairs = []
+    for index in range(count):
+        seen = bounds.get(index, {})
+        pairs.append((timed_scale(seen.get("units32", 0.0), seen.get("allowed_units", 0.0)),
+                      relative_bound(seen.get("rel32", 0.0), seen.get("allowed_rel32", 0.0))))
+    return pairs
+
+
+def check(got, want, bounds, where):
+    """(failure, worst): the failure's text when one of the candidate's outputs `got` is beyond
+    its elementwise scale (base tolerances) of the eager outputs `want`, or its relative L2 error
+    beyond its relative bound (`bounds`: limits()), else None; `worst` [(largest error in base
+    tolerances, relative L2 error)] per output compared."""
+    worst = []
     for index, (mine, theirs) in enumerate(zip(got, want)):
+        scale, rel_bound = bounds[index]
         if not theirs.is_floating_point():
             if not torch.equal(mine, theirs):
+                worst.append((float("inf"), float("inf")))
                 return f"output {index} ({where}): integer output differs from the reference", \
-                    float("inf"), worst_rel
+                    worst
+            worst.append((0.0, 0.0))
             continue
         base = base_tolerance(theirs.dtype)
         flat = [mine.reshape(-1), theirs.reshape(-1)]
@@ -82,24 +96,23 @@ def check(got, want, scale, where, rel_bound=float("inf")):
             units = max(units, worst_units(a, b, base))
             squares_err += float(((a - b) ** 2).nan_to_num(nan=0.0).sum())
             squares_ref += float((b ** 2).nan_to_num(nan=0.0).sum())
-        worst = max(worst, units)
         relative = (squares_err / squares_ref) ** 0.5 if squares_ref > 0 else 0.0
-        worst_rel = max(worst_rel, relative)
-        if units <= scale and relative > rel_bound:
-            return (f"output {index} of {len(got)} (shape {list(mine.shape)}), {where}: relative "
-                    f"L2 error {relative:.3g} against the eager baseline's output on the same set, "
-                    f"above the {rel_bound:.3g} allowed (each element within its tolerance: the "
-                    f"error is spread over many)"), worst, worst_rel
+        worst.append((units, relative))
         if units > scale:
             def widened(start, end):
                 a, b = (item[start:end].to(torch.float64) for item in flat)
                 return [a, b, b]
             return Comparison()._describe(
                 index, len(got), list(mine.shape), mine.numel(), widened, 1, scale, base,
-                where, "the eager baseline's output on the same set"), worst, worst_rel
-    return None, worst, worst_rel
+                where, "the eager baseline's output on the same set"), worst
+        if relative > rel_bound:
+            return (f"output {index} of {len(got)} (shape {list(mine.shape)}), {where}: relative "
+                    f"L2 error {relative:.3g} against the eager baseline's output on the same set, "
+                    f"above the {rel_bound:.3g} allowed (each element within its tolerance: the "
+                    f"error is spread over many)"), worst
+    return None, worst
 
 
-def first_failure(got, want, scale, where):
-    """check()'s failure text alone."""
-    return check(got, want, scale, where)[0]
+def first_failure(got, want, scale, where, rel_bound=float("inf")):
+    """check()'s failure text alone, every output held to `scale` and `rel_bound`."""
+    return check(got, want, [(scale, rel_bound)] * len(got), where)[0]

@@ -395,9 +395,10 @@ def test_timing_path_runs_on_the_cpu_with_host_clocks(worker):
     assert "timing" in result["phases_s"] and "post_timing_check" in result["phases_s"]
     # every timed output was compared: its worst error is reported beside its bound, which is
     # never looser than the checked calls' own verdict allowed
-    check = result["timed_check"]
+    [check] = result["timed_check"]  # one output
     assert 0 <= check["worst_units"] <= check["allowed_units"]
     assert check["allowed_units"] <= max(8 * check["checked_units"], 1 / 16) + 1e-9
+    assert 0 <= check["worst_relative_l2"] <= check["allowed_relative_l2"]
 
 
 def test_every_timed_call_gets_a_fresh_input_set(worker):

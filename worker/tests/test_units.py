@@ -328,12 +328,12 @@ def test_timed_tolerance_follows_the_checked_calls_error():
     from kforge_worker.timed_check import check
     base = 1e-4  # fp32's allclose tolerance
     ones = torch.ones(4)
-    problem, worst, _ = check([ones + 1.9 * 2 * base], [ones], 1.05, "timed call 1")
-    assert problem is not None and worst == pytest.approx(1.9, rel=1e-3)
-    problem, worst, _ = check([ones + 0.5 * 2 * base], [ones], 1.05, "timed call 1")
-    assert problem is None and worst == pytest.approx(0.5, rel=1e-3)
+    problem, worst = check([ones + 1.9 * 2 * base], [ones], [(1.05, 1.0)], "timed call 1")
+    assert problem is not None and worst[0][0] == pytest.approx(1.9, rel=1e-3)
+    problem, worst = check([ones + 0.5 * 2 * base], [ones], [(1.05, 1.0)], "timed call 1")
+    assert problem is None and worst[0][0] == pytest.approx(0.5, rel=1e-3)
     inf = torch.tensor([float("inf"), 1.0])
-    assert check([inf.clone()], [inf], scale, "here") == (None, 0.0, 0.0)
+    assert check([inf.clone()], [inf], [(scale, 1.0)], "here") == (None, [(0.0, 0.0)])
     nan = torch.tensor([float("nan"), 1.0])
     assert first_failure([nan.clone()], [nan], scale, "here") is None  # the task's own NaN
     assert first_failure([torch.tensor([1.0, float("nan")])], [torch.tensor([1.0, 1.0])],
@@ -345,7 +345,7 @@ def test_timed_outputs_are_held_to_the_checked_calls_relative_l2_bound():
     # relative L2 error of 7e-5, well inside the calibrated bound) let every element of every
     # timed call be 0.9 units off, a relative L2 error the checked calls would have failed.
     from kforge_worker.correctness import Comparison
-    from kforge_worker.timed_check import check, relative_bound
+    from kforge_worker.timed_check import check, limits, relative_bound
     torch.manual_seed(0)
     want = torch.softmax(torch.randn(2, 16), dim=1)
     want64 = want.double()
@@ -355,14 +355,27 @@ def test_timed_outputs_are_held_to_the_checked_calls_relative_l2_bound():
     comparison.add([planted], [want], [want64], "input set 0")
     assert comparison.passed, comparison.first_failure
     assert 0 < comparison.rel32 < 1e-4 < comparison.allowed_rel32 < float("inf")
-    bound = relative_bound(comparison.rel32, comparison.allowed_rel32)
-    assert bound == min(8 * comparison.rel32, comparison.allowed_rel32)
+    [(scale, bound)] = limits(comparison.bounds, 1)
+    assert bound == min(8 * comparison.rel32, comparison.allowed_rel32) and scale == 1.0
     everywhere = want + 0.9 * 1e-4 * (1 + want)
-    problem, worst, relative = check([everywhere], [want], 1.0, "timed call 1", bound)
+    problem, [(worst, relative)] = check([everywhere], [want], [(scale, bound)], "timed call 1")
     assert worst < 1.0 and relative > bound
     assert "relative L2 error" in problem and "timed call 1" in problem
     # an honest kernel's error, as large as the checked calls showed, passes
-    assert check([planted], [want], 1.0, "timed call 2", bound)[0] is None
+    assert check([planted], [want], [(scale, bound)], "timed call 2")[0] is None
+    # Bounds are per output (blind red team, session 25): a value planted in an output of
+    # zeros widens neither bound of the softmax beside it, which may not be served as zeros
+    zeros = torch.zeros(2, 4)
+    marked = zeros.clone()
+    marked[0, 0] = 0.9e-4
+    pair = Comparison("calibrated")
+    pair.add([marked, want], [zeros, want], [zeros.double(), want64], "input set 0")
+    assert pair.passed, pair.first_failure
+    (zero_scale, _), (softmax_scale, softmax_bound) = limits(pair.bounds, 2)
+    assert zero_scale > 0.5 and softmax_scale == 1 / 16 and softmax_bound == 1e-4 / 16
+    problem, _ = check([zeros, torch.zeros_like(want)], [zeros, want],
+                       limits(pair.bounds, 2), "timed call 3")
+    assert problem.startswith("output 1 of 2")
     # where the checked verdict had no relative bound (kernelbench precision, no fp64), the 8x
     # rule alone: timed calls still show what the checked ones did
     assert relative_bound(1e-3) == 8e-3 and relative_bound(1e-9) == 1e-4 / 16
