@@ -1034,8 +1034,8 @@ class Evaluation:
                     outputs, kept[position], bounds,
                     f"timed call {position + 1} of block {round_index}, fresh input set "
                     f"(seed {seed})")
-                worst = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(worst, seen)] + \
-                    worst[len(seen):]
+                # (a failure stops at its output, and raises just below)
+                worst = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(worst, seen)]
                 if problem:
                     raise Failure("wrong_output", "wrong output during timing:\n" + problem)
             sets = got = None
