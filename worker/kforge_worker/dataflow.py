@@ -18,7 +18,7 @@ import contextlib
 
 import numpy
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from kforge_worker.dispatch_mode import HarnessDispatchMode
 from torch.utils._pytree import tree_flatten
 
 _STORE_METHODS = ("create_store", "create_masked_store", "create_tensor_pointer_store",
@@ -49,7 +49,7 @@ class Flow:
             self.written.append((int(addresses.min()), int(addresses.max()) + 8))
 
 
-class _Derivation(TorchDispatchMode):
+class _Derivation(HarnessDispatchMode):
     def __init__(self, flow):
         super().__init__()
         self.flow = flow

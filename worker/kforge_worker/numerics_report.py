@@ -26,7 +26,7 @@ Evidence, and how far each source can be trusted:
 
 import ast
 
-from torch.utils._python_dispatch import TorchDispatchMode
+from kforge_worker.dispatch_mode import HarnessDispatchMode
 from torch.utils._pytree import tree_flatten
 
 POLICIES = ("tolerance", "strict")
@@ -59,7 +59,7 @@ def lower(a, b):
 
 # ---- the candidate process side (explanation, not proof) ----------------------------------------
 
-class DispatchDtypes(TorchDispatchMode):
+class DispatchDtypes(HarnessDispatchMode):
     """Every ATen operator dispatched while active: narrowing casts between floating dtypes
     (`casts` {"fp32->fp16": count}) and the input dtypes of matmuls and convolutions
     (`ops` {name: {dtype}})."""

@@ -35,7 +35,7 @@ import weakref
 
 import numpy
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from kforge_worker.dispatch_mode import HarnessDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from kforge_worker import kernel_compiles
@@ -315,7 +315,7 @@ class Provenance:
 _FROM_FILES = {"from_file", "_from_file"}  # ATen operators that fill a tensor from a file
 
 
-class _Operators(TorchDispatchMode):
+class _Operators(HarnessDispatchMode):
     def __init__(self, provenance):
         super().__init__()
         self.provenance = provenance
