@@ -13,7 +13,7 @@ namespace kforge::cli {
 
 namespace {
 
-util::Result<eval::BaselineRequest> make_request(const Options& options) {
+util::Result<eval::BaselineRequest> make_baseline_request(const Options& options) {
   if (auto task = check_input_file("task", options.task); !task)
     return std::unexpected(task.error());
   auto settings = read_eval_settings(options);
@@ -41,7 +41,7 @@ int run_baseline_command(const Options& options) {
     return report_error("baseline", options.json, output, error);
   };
 
-  auto request = make_request(options);
+  auto request = make_baseline_request(options);
   if (!request) return give_up(request.error());
   auto started = start_worker_pool(options);
   if (!started) return give_up(started.error());

@@ -14,7 +14,7 @@ namespace kforge::cli {
 
 namespace {
 
-util::Result<eval::EvalRequest> make_request(const Options& options) {
+util::Result<eval::EvalRequest> make_eval_request(const Options& options) {
   if (auto task = check_input_file("task", options.task); !task)
     return std::unexpected(task.error());
   if (auto candidate = check_input_file("candidate", options.candidate); !candidate)
@@ -38,7 +38,7 @@ int run_eval_command(const Options& options) {
     return report_error("eval", options.json, output, error);
   };
 
-  auto request = make_request(options);
+  auto request = make_eval_request(options);
   if (!request) return give_up(request.error());
   auto started = start_worker_pool(options);
   if (!started) return give_up(started.error());

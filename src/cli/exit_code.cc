@@ -1,5 +1,8 @@
 #include "cli/exit_code.h"
 
+#include <fmt/core.h>
+
+#include <cstdio>
 #include <utility>
 
 namespace kforge::cli {
@@ -14,6 +17,11 @@ ExitCode exit_code_for(util::ErrorKind kind) {
   for (const auto& [k, code] : kTable)
     if (k == kind) return code;
   return kExitFailed;
+}
+
+int exit_with_error(std::string_view command, int code, const util::Error& error) {
+  fmt::print(stderr, "kforge {}: {}\n", command, error.message);
+  return code;
 }
 
 }  // namespace kforge::cli

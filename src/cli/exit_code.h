@@ -2,6 +2,8 @@
 
 // Exit codes, and the one table that maps an error's kind to its exit code.
 
+#include <string_view>
+
 #include "util/error.h"
 
 namespace kforge::cli {
@@ -21,5 +23,8 @@ ExitCode exit_code_for(util::ErrorKind kind);
 inline ExitCode exit_code_for(const util::Error& error) {
   return exit_code_for(error.kind);
 }
+
+/// Prints "kforge `command`: <message>" to stderr and returns `code`: how a subcommand gives up.
+int exit_with_error(std::string_view command, int code, const util::Error& error);
 
 }  // namespace kforge::cli

@@ -1,9 +1,8 @@
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/options.h"
 

@@ -18,45 +18,39 @@
 
 namespace kforge::cli {
 
-namespace {
-
-int fail_with(int code, const util::Error& error) {
-  fmt::print(stderr, "kforge rank: {}\n", error.message);
-  return code;
-}
-
-}  // namespace
-
 int run_rank_command(const Options& options) {
   if (options.path.empty())
-    return fail_with(kExitUsage, {"failed to read the run directory: none given (kforge rank "
-                                  "RUN_DIR --device cuda)"});
+    return exit_with_error("rank", kExitUsage,
+                           {"failed to read the run directory: none given (kforge rank "
+                            "RUN_DIR --device cuda)"});
   auto flags = read_eval_settings(options);
-  if (!flags) return fail_with(kExitUsage, flags.error());
+  if (!flags) return exit_with_error("rank", kExitUsage, flags.error());
   auto opened = store::RunStore::open(options.path);
-  if (!opened) return fail_with(kExitUsage, opened.error());
+  if (!opened) return exit_with_error("rank", kExitUsage, opened.error());
   store::RunStore& run_store = **opened;
   auto run = run_store.read_run();
-  if (!run) return fail_with(kExitUsage, run.error());
+  if (!run) return exit_with_error("rank", kExitUsage, run.error());
 
   if (std::none_of(run->candidates.begin(), run->candidates.end(),
                    [](const store::CandidateRecord& c) { return c.status == "ok"; }))
-    return fail_with(kExitUsage, {fmt::format("failed to rank run {}: it has no correct candidate",
-                                              run_store.dir().string())});
+    return exit_with_error("rank", kExitUsage,
+                           {fmt::format("failed to rank run {}: it has no correct candidate",
+                                        run_store.dir().string())});
   // A run made on a CPU box is usually ranked on another machine, where the recorded absolute
   // path of its task does not exist: --task names where the task is now.
   std::string task = options.task.empty() ? run->config.task : options.task;
   std::error_code exists_error;
   if (!std::filesystem::exists(task, exists_error))
-    return fail_with(kExitUsage,
-                     {fmt::format("failed to rank run {}: its task {} does not exist here (name "
-                                  "where it is now with --task)",
-                                  run_store.dir().string(), task)});
+    return exit_with_error(
+        "rank", kExitUsage,
+        {fmt::format("failed to rank run {}: its task {} does not exist here (name "
+                     "where it is now with --task)",
+                     run_store.dir().string(), task)});
 
   auto started = start_worker_pool(options, {.max_workers = 0, .hello = true});
-  if (!started) return fail_with(kExitEnvironment, started.error());
+  if (!started) return exit_with_error("rank", kExitEnvironment, started.error());
   if (auto cuda = require_cuda_device(flags->device, started->info, "rank on a GPU machine"); !cuda)
-    return fail_with(kExitEnvironment, cuda.error());
+    return exit_with_error("rank", kExitEnvironment, cuda.error());
 
   // The run's own correctness settings; timing settings and shapes from the flags (a CPU run was
   // usually shrunk: ranking takes the task's real shapes unless --shrink is given).
@@ -72,18 +66,19 @@ int run_rank_command(const Options& options) {
     run_store.append_console(fmt::format("rank: {}", line));
   };
   auto rank = pipeline::rank_candidates(*run, run_store.dir(), *started->pool, base, log);
-  if (!rank) return fail_with(exit_code_for(rank.error()), rank.error());
+  if (!rank) return exit_with_error("rank", exit_code_for(rank.error()), rank.error());
   rank->ranked_at = store::iso_time(std::chrono::system_clock::now());
 
   store::RunRecord ranked = pipeline::apply_ranking(*run, *rank);
   if (ranked.best_id) {
     const store::CandidateRecord* best = store::find_candidate(ranked, *ranked.best_id);
     auto source = run_store.read_file(best->file);
-    if (!source) return fail_with(kExitEnvironment, source.error());
+    if (!source) return exit_with_error("rank", kExitEnvironment, source.error());
     if (auto ok = run_store.write_best(*source); !ok)
-      return fail_with(kExitEnvironment, ok.error());
+      return exit_with_error("rank", kExitEnvironment, ok.error());
   }
-  if (auto ok = run_store.write_run(ranked); !ok) return fail_with(kExitEnvironment, ok.error());
+  if (auto ok = run_store.write_run(ranked); !ok)
+    return exit_with_error("rank", kExitEnvironment, ok.error());
   if (auto ok = report::write_reports(run_store); !ok)
     fmt::print(stderr, "kforge rank: warning: {}\n", ok.error().message);
   if (auto index = store::RunIndex::open(run_store.dir().parent_path() / "index.sqlite"))

@@ -42,11 +42,6 @@ void apply_resume_overrides(const Options& options, store::RunConfig& c) {
   if (options.time_limit_s > 0) c.time_limit_s = options.time_limit_s;
 }
 
-int fail_with(int code, const util::Error& error) {
-  fmt::print(stderr, "kforge run: {}\n", error.message);
-  return code;
-}
-
 }  // namespace
 
 int run_run_command(const Options& options) {
@@ -56,10 +51,10 @@ int run_run_command(const Options& options) {
   Options effective = options;
   if (!options.resume.empty()) {
     auto opened = store::RunStore::open(options.resume);
-    if (!opened) return fail_with(kExitUsage, opened.error());
+    if (!opened) return exit_with_error("run", kExitUsage, opened.error());
     run_store = std::move(*opened);
     auto previous = run_store->read_run();
-    if (!previous) return fail_with(kExitUsage, previous.error());
+    if (!previous) return exit_with_error("run", kExitUsage, previous.error());
     record = std::move(*previous);
     apply_resume_overrides(options, record.config);
     // The recorded model and device, unless the command line names others.
@@ -70,20 +65,21 @@ int run_run_command(const Options& options) {
     effective.shrink = record.config.shrink;
   } else {
     auto config = config_from_options(options);
-    if (!config) return fail_with(kExitUsage, config.error());
+    if (!config) return exit_with_error("run", kExitUsage, config.error());
     record.config = std::move(*config);
   }
 
   auto task_source = util::read_file(record.config.task);
   if (!task_source)
-    return fail_with(kExitUsage, util::Error{fmt::format("failed to read task {}: cannot open",
-                                                         record.config.task)});
+    return exit_with_error(
+        "run", kExitUsage,
+        util::Error{fmt::format("failed to read task {}: cannot open", record.config.task)});
 
   auto provider_config = load_provider_config(effective);
-  if (!provider_config) return fail_with(kExitUsage, provider_config.error());
+  if (!provider_config) return exit_with_error("run", kExitUsage, provider_config.error());
   // One worker per GPU, started on first use: the pipeline asks hello and says what failed.
   auto started = start_worker_pool(effective, {.max_workers = 0, .hello = false});
-  if (!started) return fail_with(kExitEnvironment, started.error());
+  if (!started) return exit_with_error("run", kExitEnvironment, started.error());
   auto& pool = started->pool;
   // The library provider reads the task's structure through the same pool (at the shrunk shapes:
   // the structure, not the sizes, matters there).
@@ -91,13 +87,15 @@ int run_run_command(const Options& options) {
     return task::inspect_task(*pool, task, true);
   });
   if (!provider)  // an unreadable recorded run (--from) is bad input, not a missing service
-    return fail_with(provider_config->api == llm::Api::kReplay ? kExitUsage : kExitEnvironment,
-                     provider.error());
+    return exit_with_error(
+        "run", provider_config->api == llm::Api::kReplay ? kExitUsage : kExitEnvironment,
+        provider.error());
   if (options.resume.empty()) apply_provider_strategy(provider_config->api, record.config);
   if (provider_config->api == llm::Api::kReplay && options.resume.empty()) {
     // Replaying: the recorded run's strategy, so that the same calls are asked in the same order.
     auto recorded = store::read_run_record(provider_config->replay_dir);
-    if (!recorded) return fail_with(kExitUsage, recorded.error().context("failed to read --from"));
+    if (!recorded)
+      return exit_with_error("run", kExitUsage, recorded.error().context("failed to read --from"));
     const store::RunConfig& r = recorded->config;
     store::RunConfig& c = record.config;
     c.seeds = r.seeds;
@@ -119,7 +117,7 @@ int run_run_command(const Options& options) {
       : !record.config.prompts_dir.empty() ? std::filesystem::path(record.config.prompts_dir)
                                            : data / "prompts";
   auto prompt_set = prompts::PromptSet::load(prompts_dir);
-  if (!prompt_set) return fail_with(kExitEnvironment, prompt_set.error());
+  if (!prompt_set) return exit_with_error("run", kExitEnvironment, prompt_set.error());
   record.config.prompts_dir = std::filesystem::absolute(prompts_dir).string();
 
   std::filesystem::path task_path(record.config.task);
@@ -127,7 +125,7 @@ int run_run_command(const Options& options) {
     auto created =
         store::RunStore::create(options.runs_dir, task_path.stem().string(), record.config.provider,
                                 record.config.model, std::chrono::system_clock::now());
-    if (!created) return fail_with(kExitEnvironment, created.error());
+    if (!created) return exit_with_error("run", kExitEnvironment, created.error());
     run_store = std::move(*created);
     record.started_at = store::iso_time(std::chrono::system_clock::now());
   }
@@ -142,7 +140,7 @@ int run_run_command(const Options& options) {
        .first_line =
            fmt::format("kforge {} run {} in {}", KFORGE_VERSION,
                        options.resume.empty() ? "starts" : "resumes", run_store->dir().string())});
-  if (!result) return fail_with(exit_code_for(result.error()), result.error());
+  if (!result) return exit_with_error("run", exit_code_for(result.error()), result.error());
 
   const store::RunRecord& final_record = result->record;
   fmt::print("run: {}\n", run_store->dir().string());

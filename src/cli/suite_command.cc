@@ -38,11 +38,6 @@ namespace kforge::cli {
 
 namespace {
 
-int fail_with(int code, const util::Error& error) {
-  fmt::print(stderr, "kforge suite: {}\n", error.message);
-  return code;
-}
-
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -106,26 +101,28 @@ int run_suite(const Options& options, std::string_view mode) {
   // The evaluation flags are `kforge eval`'s, read and validated the same way, before anything
   // is created; a resumed suite then evaluates with the settings it recorded.
   auto settings = read_eval_settings(options);
-  if (!settings) return fail_with(kExitUsage, settings.error());
+  if (!settings) return exit_with_error("suite", kExitUsage, settings.error());
   if (auto gpus = check_gpus(settings->device, options.gpus); !gpus)
-    return fail_with(kExitUsage, gpus.error());
+    return exit_with_error("suite", kExitUsage, gpus.error());
   // suite run: the pipeline flags are `kforge run`'s, read the same way.
   std::optional<store::RunConfig> task_config;
   if (mode == "run") {
     auto read = read_run_config(options, *settings);
-    if (!read) return fail_with(kExitUsage, read.error());
+    if (!read) return exit_with_error("suite", kExitUsage, read.error());
     task_config = std::move(*read);
   }
   if (options.shards < 1)
-    return fail_with(
-        kExitUsage,
+    return exit_with_error(
+        "suite", kExitUsage,
         {fmt::format("failed to read --shards: expected at least 1, got {}", options.shards)});
   if (options.shard < 0 || options.shard >= options.shards)
-    return fail_with(kExitUsage, {fmt::format("failed to read --shard: expected 0 to {}, got {}",
-                                              options.shards - 1, options.shard)});
+    return exit_with_error("suite", kExitUsage,
+                           {fmt::format("failed to read --shard: expected 0 to {}, got {}",
+                                        options.shards - 1, options.shard)});
   if (options.shards > 1 && options.suite_dir.empty())
-    return fail_with(kExitUsage, {"failed to read --suite-dir: shards need the suite's directory "
-                                  "(the same for every shard)"});
+    return exit_with_error("suite", kExitUsage,
+                           {"failed to read --suite-dir: shards need the suite's directory "
+                            "(the same for every shard)"});
   std::filesystem::path dir = options.suite_dir;
   if (dir.empty()) {
     auto now = std::chrono::system_clock::now();
@@ -139,13 +136,14 @@ int run_suite(const Options& options, std::string_view mode) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error)
-    return fail_with(kExitEnvironment,
-                     {fmt::format("failed to create suite {}: {}", dir.string(), error.message())});
+    return exit_with_error(
+        "suite", kExitEnvironment,
+        {fmt::format("failed to create suite {}: {}", dir.string(), error.message())});
   auto journal =
       suite::SuiteJournal::open(dir / suite::journal_name(options.shards, options.shard));
-  if (!journal) return fail_with(kExitEnvironment, journal.error());
+  if (!journal) return exit_with_error("suite", kExitEnvironment, journal.error());
   auto config = suite_config(options, *settings, mode, **journal, dir);
-  if (!config) return fail_with(kExitUsage, config.error());
+  if (!config) return exit_with_error("suite", kExitUsage, config.error());
 
   std::vector<suite::SuiteTask> all;
   for (std::size_t i = 0; i < config->task_ids.size(); ++i)
@@ -155,11 +153,11 @@ int run_suite(const Options& options, std::string_view mode) {
   // One slot per GPU given, each with a pool of one worker on that GPU.
   std::vector<int> slot_gpus = options.gpus.empty() ? std::vector<int>{-1} : options.gpus;
   if (auto gpus = check_gpus(config->settings.device, options.gpus); !gpus)
-    return fail_with(kExitUsage, gpus.error());
+    return exit_with_error("suite", kExitUsage, gpus.error());
   Options pool_flags = options;  // the recorded device, not the flag's (a resumed suite)
   pool_flags.device = std::string(eval::device_name(config->settings.device));
   auto pool_options = make_pool_options(pool_flags, 0);
-  if (!pool_options) return fail_with(kExitEnvironment, pool_options.error());
+  if (!pool_options) return exit_with_error("suite", kExitEnvironment, pool_options.error());
   pool_options->log_dir = dir / "logs";
   std::filesystem::create_directories(pool_options->log_dir, error);
   std::vector<std::unique_ptr<eval::WorkerPool>> pools;
@@ -189,7 +187,7 @@ int run_suite(const Options& options, std::string_view mode) {
       });
     for (auto& thread : starting) thread.join();
     for (const auto& e : start_errors)
-      if (e) return fail_with(kExitEnvironment, *e);
+      if (e) return exit_with_error("suite", kExitEnvironment, *e);
   }
   int already = 0, already_failed = 0;
   for (const suite::SuiteTask& t : tasks)
@@ -242,13 +240,14 @@ int run_suite(const Options& options, std::string_view mode) {
   std::optional<prompts::PromptSet> prompt_set;
   auto data_dir = util::find_data_dir();
   if (!data_dir)
-    return fail_with(kExitEnvironment,
-                     {"failed to find kforge's data folder (worker/, prompts/, library/) beside "
-                      "the executable or its share/kforge"});
+    return exit_with_error(
+        "suite", kExitEnvironment,
+        {"failed to find kforge's data folder (worker/, prompts/, library/) beside "
+         "the executable or its share/kforge"});
   const std::filesystem::path repo = *data_dir;
   if (mode == "eval") {
     auto matched = suite::match_candidates(all, config->candidates_dir);
-    if (!matched) return fail_with(kExitUsage, matched.error());
+    if (!matched) return exit_with_error("suite", kExitUsage, matched.error());
     match = std::move(*matched);
     if (!match->unmatched.empty())
       progress.log(fmt::format("warning: {} candidate file(s) match no task: {}",
@@ -263,18 +262,18 @@ int run_suite(const Options& options, std::string_view mode) {
     };
   } else {
     auto provider_config = load_provider_config(options);
-    if (!provider_config) return fail_with(kExitUsage, provider_config.error());
+    if (!provider_config) return exit_with_error("suite", kExitUsage, provider_config.error());
     // The library provider reads a task's structure through the running task's slot's worker.
     auto made = make_provider(*provider_config, [&pools](const std::filesystem::path& task) {
       eval::WorkerPool* running = suite::RunningSlot::pool();
       return task::inspect_task(running ? *running : *pools.front(), task, true);
     });
-    if (!made) return fail_with(kExitEnvironment, made.error());
+    if (!made) return exit_with_error("suite", kExitEnvironment, made.error());
     provider = std::move(*made);
     std::filesystem::path prompts_dir =
         options.prompts_dir.empty() ? repo / "prompts" : std::filesystem::path(options.prompts_dir);
     auto loaded = prompts::PromptSet::load(prompts_dir);
-    if (!loaded) return fail_with(kExitEnvironment, loaded.error());
+    if (!loaded) return exit_with_error("suite", kExitEnvironment, loaded.error());
     prompt_set = std::move(*loaded);
     // The suite's recorded settings and per-task limits (a resume keeps them).
     store::set_eval_settings(*task_config, config->settings);
@@ -302,7 +301,7 @@ int run_suite(const Options& options, std::string_view mode) {
   }
 
   auto outcome = suite::drive_suite(drive);
-  if (!outcome) return fail_with(kExitEnvironment, outcome.error());
+  if (!outcome) return exit_with_error("suite", kExitEnvironment, outcome.error());
   const suite::SuiteRecord& record = outcome->record;
   int correct = 0, scored = 0;
   for (const suite::SuiteTask& t : tasks)
@@ -347,16 +346,18 @@ int run_suite(const Options& options, std::string_view mode) {
 
 int merge_command(const Options& options, bool report_only) {
   if (options.suite_paths.empty())
-    return fail_with(kExitUsage, {"failed to read the suite directories: none given"});
+    return exit_with_error("suite", kExitUsage,
+                           {"failed to read the suite directories: none given"});
   std::filesystem::path out = options.suite_dir.empty()
                                   ? std::filesystem::path(options.suite_paths.front())
                                   : std::filesystem::path(options.suite_dir);
   std::vector<std::filesystem::path> sources(options.suite_paths.begin(),
                                              options.suite_paths.end());
   if (report_only && sources.size() != 1)
-    return fail_with(kExitUsage, {"failed to read the suite directory: suite report takes one"});
+    return exit_with_error("suite", kExitUsage,
+                           {"failed to read the suite directory: suite report takes one"});
   auto merged = suite::merge_suites(out, sources);
-  if (!merged) return fail_with(kExitUsage, merged.error());
+  if (!merged) return exit_with_error("suite", kExitUsage, merged.error());
   for (const std::string& id : merged->duplicates)
     fmt::print(stderr, "kforge suite: warning: task {} finished in two journals; kept once\n", id);
   for (const std::string& file : merged->mismatched)
@@ -384,10 +385,11 @@ int run_suite_command(const Options& options) {
   if (action == "eval" || action == "run") return run_suite(options, action);
   if (action == "merge") return merge_command(options, false);
   if (action == "report") return merge_command(options, true);
-  return fail_with(kExitUsage,
-                   {fmt::format("failed to read the suite action: expected run, eval, merge or "
-                                "report, got {:?}",
-                                action)});
+  return exit_with_error(
+      "suite", kExitUsage,
+      {fmt::format("failed to read the suite action: expected run, eval, merge or "
+                   "report, got {:?}",
+                   action)});
 }
 
 }  // namespace kforge::cli

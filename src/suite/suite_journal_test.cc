@@ -4,18 +4,12 @@
 
 #include <fstream>
 
+#include "util/temp_dir_for_test.h"
+
 namespace kforge::suite {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("kforge_suite_journal_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 SuiteConfig config() {
   SuiteConfig c;
@@ -36,7 +30,7 @@ TaskResult row(std::string id, std::string status) {
 }
 
 TEST(SuiteJournal, RecordsAndReloads) {
-  fs::path dir = temp_dir("reload");
+  fs::path dir = util::fresh_temp_dir("suite_journal_reload");
   {
     auto journal = SuiteJournal::open(dir / "journal.jsonl");
     ASSERT_TRUE(journal);
@@ -58,7 +52,7 @@ TEST(SuiteJournal, RecordsAndReloads) {
 }
 
 TEST(SuiteJournal, ALineTornByAKillIsIgnoredAndTheNextStartsFresh) {
-  fs::path dir = temp_dir("torn");
+  fs::path dir = util::fresh_temp_dir("suite_journal_torn");
   {
     auto journal = SuiteJournal::open(dir / "journal.jsonl");
     ASSERT_TRUE((*journal)->record_config(config()));
@@ -78,7 +72,7 @@ TEST(SuiteJournal, ALineTornByAKillIsIgnoredAndTheNextStartsFresh) {
 }
 
 TEST(ReadSuiteJournals, ShardsTogetherDuplicatesOnce) {
-  fs::path dir = temp_dir("shards");
+  fs::path dir = util::fresh_temp_dir("suite_journal_shards");
   SuiteConfig c = config();
   c.shards = 2;
   {
@@ -102,7 +96,7 @@ TEST(ReadSuiteJournals, ShardsTogetherDuplicatesOnce) {
 }
 
 TEST(ReadSuiteJournals, NoJournalIsAnError) {
-  fs::path dir = temp_dir("none");
+  fs::path dir = util::fresh_temp_dir("suite_journal_none");
   auto all = read_suite_journals(dir);
   ASSERT_FALSE(all);
   EXPECT_EQ(all.error().message, "failed to read suite " + dir.string() + ": no journal");

@@ -14,19 +14,12 @@
 
 #include "eval/worker_pool.h"
 #include "suite/task_evaluation.h"
+#include "util/temp_dir_for_test.h"
 
 namespace kforge::suite {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("kforge_suite_runner_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 eval::PoolOptions fake_pool(int gpu) {
   eval::PoolOptions options;
@@ -53,7 +46,7 @@ struct Fixture {
 
 Fixture make_fixture(const std::string& name, int n) {
   Fixture f;
-  f.dir = temp_dir(name);
+  f.dir = util::fresh_temp_dir("suite_runner_" + name);
   fs::create_directories(f.dir / "level1");
   fs::create_directories(f.dir / "cands");
   for (int i = 1; i <= n; ++i) {

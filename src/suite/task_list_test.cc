@@ -5,18 +5,12 @@
 #include <fstream>
 #include <set>
 
+#include "util/temp_dir_for_test.h"
+
 namespace kforge::suite {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir(const std::string& name) {
-  fs::path dir =
-      fs::temp_directory_path() / ("kforge_task_list_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 void touch(const fs::path& path) {
   fs::create_directories(path.parent_path());
@@ -24,7 +18,7 @@ void touch(const fs::path& path) {
 }
 
 TEST(FindTasks, FolderSortedByProblemNumber) {
-  fs::path root = temp_dir("find");
+  fs::path root = util::fresh_temp_dir("task_list_find");
   for (const char* name : {"10_Matmul.py", "2_Relu.py", "1_Square.py", "notes.txt", "__init__.py"})
     touch(root / "level1" / name);
   auto tasks = find_tasks({(root / "level1").string()});
@@ -38,7 +32,7 @@ TEST(FindTasks, FolderSortedByProblemNumber) {
 }
 
 TEST(FindTasks, GlobsAndCollidingStems) {
-  fs::path root = temp_dir("glob");
+  fs::path root = util::fresh_temp_dir("task_list_glob");
   touch(root / "level1" / "1_Same.py");
   touch(root / "level2" / "1_Same.py");
   touch(root / "level2" / "2_Other.py");
@@ -69,7 +63,7 @@ TEST(ShardTasks, DisjointAndCovering) {
 }
 
 TEST(MatchCandidates, TaskNamesAndKernelBenchLayout) {
-  fs::path root = temp_dir("match");
+  fs::path root = util::fresh_temp_dir("task_list_match");
   for (const char* name : {"1_Square.py", "2_Relu.py", "3_Tanh.py", "19_ReLU.py"})
     touch(root / "level1" / name);
   fs::path cands = root / "cands";
