@@ -107,12 +107,17 @@ def prepare_process(argv):
     import triton  # noqa: F401
     import triton.language  # noqa: F401
     for module in ("correctness", "evaluate", "baseline", "task_loader", "timing", "launches",
-                   "snapshots"):
+                   "snapshots", "trust_ops", "exec_monitor", "candidate_proxy"):
         importlib.import_module(f"kforge_worker.{module}")
     if os.environ.get("TRITON_INTERPRET") != "1":
         # the torch.compile baseline's import chain, once here rather than in every child
         # (~3 s per evaluation on the H100 host, bench/bench_harness.py --cprofile)
         import torch._dynamo  # noqa: F401
+    else:
+        # what torch imports the first time a shape is checked on the meta device (sympy among
+        # it): task_loader's shrink trials do that in every child, 1.8 s of CPU per evaluation
+        # there (cProfile of a judge, KernelBench level1/1)
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
     from kforge_worker import interpreter_compat, sandbox, warm_pool
     interpreter_compat.install()
     for clean_up in (sandbox.remove_stale_scratch, warm_pool.remove_stale):
