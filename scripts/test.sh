@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 [ -x .venv/bin/python3 ] || { echo "run scripts/setup.sh first" >&2; exit 2; }
 export KFORGE_PYTHON="$PWD/.venv/bin/python3"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKFORGE_WERROR=ON -DKFORGE_ASAN=ON \
-  -DKFORGE_PYTHON="$KFORGE_PYTHON" >/dev/null
+  -DCMAKE_UNITY_BUILD=ON -DKFORGE_PYTHON="$KFORGE_PYTHON" >/dev/null
 cmake --build build-test
 cd build-test
 ctest --output-on-failure -j2 --timeout 1500
