@@ -41,7 +41,7 @@ int run_analyze_command(const Options& options) {
   analyze.timeout_s = settings->timeout_s;
 
   // The worker starts on first use, so that a failed start reads "failed to analyze C.py: ...".
-  auto started = start_worker_pool(options, {.hello = false});
+  auto started = start_worker_pool(options, {.hello = false, .evaluations = 0});
   if (!started) return give_up(kExitEnvironment, started.error());
   auto report = analysis::analyze_candidate(*started->pool, options.path, analyze);
   if (!report) {

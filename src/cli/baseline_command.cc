@@ -43,7 +43,7 @@ int run_baseline_command(const Options& options) {
 
   auto request = make_baseline_request(options);
   if (!request) return give_up(request.error());
-  auto started = start_worker_pool(options);
+  auto started = start_worker_pool(options, {.evaluations = 0});
   if (!started) return give_up(started.error());
   output.worker = started->info;
   if (auto cuda = require_cuda_device(request->device, started->info, "use --device cpu"); !cuda)

@@ -89,7 +89,7 @@ EndpointCheck check_endpoint(llm::ProviderConfig config) {
 
 WorkerCheck check_worker(const Options& options) {
   WorkerCheck check;
-  auto started = start_worker_pool(options);
+  auto started = start_worker_pool(options, {.evaluations = 0});
   if (!started) {
     check.error = started.error().message;
     return check;

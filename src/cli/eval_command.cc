@@ -40,7 +40,7 @@ int run_eval_command(const Options& options) {
 
   auto request = make_eval_request(options);
   if (!request) return give_up(request.error());
-  auto started = start_worker_pool(options);
+  auto started = start_worker_pool(options, {.evaluations = 1});
   if (!started) return give_up(started.error());
   output.worker = started->info;
   if (auto cuda = require_cuda_device(request->device, started->info,

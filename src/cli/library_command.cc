@@ -118,7 +118,7 @@ util::Result<std::filesystem::path> add_run(const Options& options) {
   std::unique_ptr<eval::WorkerPool> pool;
   library::TaskInspector inspect = [&](const std::filesystem::path& task) {
     if (!pool) {
-      auto started = start_worker_pool(cpu, {.hello = false});
+      auto started = start_worker_pool(cpu, {.hello = false, .evaluations = 0});
       if (!started) return util::Result<task::TaskInfo>(std::unexpected(started.error()));
       pool = std::move(started->pool);
     }

@@ -83,6 +83,7 @@ util::Result<eval::PoolOptions> make_pool_options(const Options& options, std::s
 util::Result<StartedPool> start_worker_pool(const Options& options, PoolStart start) {
   auto pool_options = make_pool_options(options, start.max_workers);
   if (!pool_options) return std::unexpected(pool_options.error());
+  pool_options->evaluations = start.evaluations;
   StartedPool started{eval::make_worker_pool(*pool_options), {}};
   if (!start.hello) return started;
   auto info = started.pool->hello();

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,8 @@ struct PoolStart {
   /// start is an error here. False leaves the workers to start on first use (`info` empty), for
   /// commands that put their own context on that error (analyze, run).
   bool hello = true;
+  /// Evaluations the command will ask for, when it knows (eval::PoolOptions::evaluations).
+  std::optional<int> evaluations;
 };
 
 /// A pool the flags describe and, unless PoolStart::hello was false, the worker's `hello` answer.

@@ -261,6 +261,8 @@ class Pool final : public WorkerPool {
     } else {
       settings.emplace_back("KFORGE_DEVICE", "cuda");
     }
+    if (options_.evaluations)
+      settings.emplace_back("KFORGE_EVALUATIONS", std::to_string(*options_.evaluations));
 
     LaunchSpec spec;
     std::string existing_pythonpath;

@@ -113,6 +113,10 @@ struct PoolOptions {
   std::filesystem::path log_dir;
   /// Copy each worker's stderr to kforge's stderr, prefixed "[worker <n>] ".
   bool forward_stderr = false;
+  /// How many evaluations the caller will ask of each worker, when it knows (`kforge eval`: 1;
+  /// baseline, analyze, doctor: 0): a worker starts no more candidate processes ahead than it
+  /// will use (KFORGE_EVALUATIONS, worker/kforge_worker/warm_pool.py). nullopt: open-ended.
+  std::optional<int> evaluations;
 };
 
 /// The one client of the worker protocol (docs/protocol.md): one request type per message, and

@@ -453,6 +453,25 @@ TEST(WorkerPool, WorkersKeepNvlinkMulticastOffWhateverTheCallerSet) {
   EXPECT_EQ(env.find("NVSHMEM_DISABLE_NVLS")->second, "1");
 }
 
+TEST(WorkerPool, SaysHowManyEvaluationsItWillAskForWhenItKnows) {
+  auto launcher =
+      std::make_shared<FakeLauncher>(worker([](const json& r, int) { return ok_reply(r); }));
+  PoolOptions options = fake_options();
+  options.evaluations = 1;
+  {
+    auto pool = make_worker_pool(options, launcher);
+    ASSERT_TRUE(pool->hello());
+    auto open_ended = make_worker_pool(fake_options(), launcher);
+    ASSERT_TRUE(open_ended->hello());
+  }
+  std::map<std::string, std::string> env(launcher->record(0)->spec.env.begin(),
+                                         launcher->record(0)->spec.env.end());
+  EXPECT_EQ(env["KFORGE_EVALUATIONS"], "1");
+  std::map<std::string, std::string> other(launcher->record(1)->spec.env.begin(),
+                                           launcher->record(1)->spec.env.end());
+  EXPECT_FALSE(other.contains("KFORGE_EVALUATIONS"));
+}
+
 TEST(WorkerPool, CudaWorkersDropAnInheritedTritonInterpret) {
   ::setenv("TRITON_INTERPRET", "1", 1);
   auto launcher =

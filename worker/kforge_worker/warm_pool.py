@@ -26,6 +26,10 @@ _warm = {}      # device -> [WarmHost, ...]
 # Two, so that back-to-back evaluations (a suite) find one that has had a whole evaluation's time
 # to import torch and start CUDA, not one started a moment ago.
 POOL_SIZE = 2
+# KFORGE_EVALUATIONS, when the client knows how many evaluations it will ask for (`kforge eval`:
+# 1; baseline, analyze, doctor: 0): no more processes are started ahead than will be used, since
+# each costs seconds of CPU (torch's import) and the worker's exit discards what is left.
+_taken = 0
 adopted = None  # the WarmHost handed to the evaluation being served (see evaluate.handle)
 
 
@@ -85,12 +89,22 @@ def fill(device):
     if confinement.probe()["mechanism"] != "bwrap":
         return  # without bwrap's status descriptor only the parent could tell how one ended
     hosts = [host for host in _warm.get(device, []) if host.process.poll() is None]
-    while len(hosts) < POOL_SIZE:
+    while len(hosts) < wanted():
         try:
             hosts.append(WarmHost(device))
         except Exception:  # none: the judge starts one itself, as before
             break
     _warm[device] = hosts
+
+
+def wanted():
+    """How many warm processes to keep: POOL_SIZE, or fewer when KFORGE_EVALUATIONS says fewer
+    evaluations are left (an unreadable value counts as open-ended)."""
+    try:
+        left = int(os.environ["KFORGE_EVALUATIONS"]) - _taken
+    except (KeyError, ValueError):
+        return POOL_SIZE
+    return max(0, min(POOL_SIZE, left))
 
 
 def discard_all():
@@ -104,7 +118,9 @@ def discard_all():
 
 def take(device):
     """The longest-waiting warm candidate process for `device`, removed from the pool, or
-    None."""
+    None; one evaluation counted against KFORGE_EVALUATIONS either way."""
+    global _taken
+    _taken += 1
     hosts = _warm.get(device, [])
     while hosts:
         host = hosts.pop(0)

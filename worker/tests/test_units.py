@@ -1308,3 +1308,20 @@ def test_gpu_sharing_counts_processes_that_are_neither_the_judge_nor_the_candida
     assert text.startswith("2 other processes used this GPU") and "Not judged" in text
     if not os.path.exists("/dev/nvidiactl"):
         assert gpu_sharing.processes_on("00000000-0000-0000-0000-000000000000") is None
+
+
+def test_the_warm_pool_starts_no_more_processes_than_evaluations_are_left(monkeypatch):
+    from kforge_worker import warm_pool
+    monkeypatch.setattr(warm_pool, "_taken", 0)
+    monkeypatch.delenv("KFORGE_EVALUATIONS", raising=False)
+    assert warm_pool.wanted() == warm_pool.POOL_SIZE  # open-ended: a suite, a run
+    monkeypatch.setenv("KFORGE_EVALUATIONS", "0")  # baseline, analyze, doctor
+    assert warm_pool.wanted() == 0
+    monkeypatch.setenv("KFORGE_EVALUATIONS", "1")  # kforge eval
+    assert warm_pool.wanted() == 1
+    assert warm_pool.take("no-such-device") is None  # counted though none was warm
+    assert warm_pool.wanted() == 0
+    monkeypatch.setenv("KFORGE_EVALUATIONS", "5")
+    assert warm_pool.wanted() == warm_pool.POOL_SIZE
+    monkeypatch.setenv("KFORGE_EVALUATIONS", "many")
+    assert warm_pool.wanted() == warm_pool.POOL_SIZE
