@@ -82,6 +82,8 @@ def main():
             print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
                   flush=True)
             print(f"  phases (s): {result.get('phases_s')}", flush=True)
+            if result.get("candidate_start"):  # the warm process: its age, start-up, idle time
+                print(f"  candidate start: {result['candidate_start']}", flush=True)
             detail = result.get("phases_detail") or {}
 
             def cells(rows, keys):

@@ -1181,5 +1181,81 @@ section_s25_wait() {
   S24=$S25 section_s24_wait "${1:-560}"
 }
 
+# Session 27, first call on a fresh machine: every library source built side by side (the cache
+# sent back), then every library kernel and control under session 25's timed bounds (relative L2
+# and per output, never run on a GPU before), then the warm worker's overhead per candidate
+# (issue 15) after session 26's start-up changes (dispatch modes without torch._dynamo, one
+# pre-started candidate process per evaluation left).
+section_s27_first() {
+  section_s25_side
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  section_s25_final
+  step "warm-worker overhead (issue 15)"
+  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/harness_s27.txt" | tail -40
+}
+
+# Session 27, second call (the cache of the first): the same suite eval after the warm pool
+# starts each replacement as its process is taken (each evaluation reports its candidate
+# process's age and start-up steps: candidate_start), then the warm worker's overhead again.
+section_s27_second() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  section_s25_final
+  "$KFORGE_PYTHON" - /tmp/kforge-legit25/suite <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    print(f"{os.path.basename(path)[:-5]:28} start {r.get('phases_s', {}).get('start_candidate')} s |"
+          f" {r.get('candidate_start')}")
+EOP
+  step "warm-worker overhead (issue 15)"
+  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/harness_s27b.txt" | tail -14
+  grep -E "run [0-9]|candidate start" "$OUT/harness_s27b.txt"
+}
+
+# Session 27, third call: after the candidate processes' profiler stopped importing
+# torch._inductor (launches.kineto_session) and the worker starts its first candidate process
+# before its own imports: the suite eval again, two one-shot `kforge eval`, the worker's GPU
+# tests (the profile request), the warm worker's overhead.
+section_s27_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  section_s25_final
+  "$KFORGE_PYTHON" - /tmp/kforge-legit25/suite <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    c = r.get("candidate_start") or {}
+    steps = c.get("steps_s") or {}
+    kernels = [k.get("name", "")[:30] for k in (r.get("kernels") or [])][:2]
+    print(f"{os.path.basename(path)[:-5]:28} wait {r.get('phases_s', {}).get('start_candidate')} s | age"
+          f" {c.get('age_s')} idle {c.get('idle_s')} | start-up {sum(v or 0 for v in steps.values()):.2f} s"
+          f" (imports {steps.get('imports')}, Kineto {steps.get('first Kineto session')}) |"
+          f" own share {r.get('own_kernel_share')} {kernels}")
+EOP
+  for run in 1 2; do
+    step "one-shot kforge eval softmax (run $run)"
+    local began=$(date +%s.%N)
+    $K eval --task tasks/softmax.py --candidate library/softmax/candidate.py --json \
+      >/tmp/oneshot.json 2>/tmp/oneshot.err
+    "$KFORGE_PYTHON" -c "import time; print('kforge eval wall', round(time.time() - $began, 2), 's')"
+    "$KFORGE_PYTHON" -c 'import json; r=json.load(open("/tmp/oneshot.json")); r=r.get("result",r); print(r["status"], r.get("phases_s"), r.get("candidate_start",{}).get("age_s"))'
+  done
+  step "worker GPU tests"
+  timeout 200 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_gpu.py 2>&1 | tail -4
+  step "warm-worker overhead (issue 15)"
+  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/harness_s27c.txt" | tail -14
+  grep -E "candidate start" "$OUT/harness_s27c.txt" | cut -c1-60,240-330
+}
+
 versions
 for section in "$@"; do "section_$section"; done

@@ -64,6 +64,8 @@ class Host:
         self.held = None  # the last checked call's arguments and outputs (op_call)
         self._nonce = None
         self._began = time.monotonic()
+        self.startup = {}         # main's start-up steps, seconds each (reported by seal)
+        self.ready_at = None      # when it began to wait for its first request
 
     # ---- helpers ------------------------------------------------------------------------------
 
@@ -141,10 +143,12 @@ class Host:
             import ctypes
             ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
         self.sealed = True
+        startup = {"steps_s": self.startup, "idle_s": None if self.ready_at is None else
+                   round(time.monotonic() - self.ready_at, 3)}
         if fd is None:
-            return self.send({"ok": True, "exec_monitor": False, "why": why})
+            return self.send({"ok": True, "exec_monitor": False, "why": why, "startup": startup})
         try:
-            self.send({"ok": True, "exec_monitor": True,
+            self.send({"ok": True, "exec_monitor": True, "startup": startup,
                        "handlers_before_seal": before_seal}, (fd,))
         finally:
             os.close(fd)
@@ -415,28 +419,50 @@ class TimedCallWatch:
         self.guard.check_timed(self.recorder)
 
 
+def _seconds_since_exec():
+    """This process's age (bubblewrap's exec of Python, the interpreter's start, the imports
+    up to main), from /proc's start time in clock ticks since boot."""
+    try:
+        with open("/proc/self/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return round(time.clock_gettime(time.CLOCK_BOOTTIME) - started, 3)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def main(argv):
     import faulthandler
     from kforge_worker.channel import Channel
     faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
     channel = Channel.from_fd(int(argv[0]))
+    # Where the start-up's seconds go (reported with the seal, evaluate.start_candidate): a
+    # warm process that is not ready when its evaluation comes makes the evaluation wait.
+    startup = {"exec to main": _seconds_since_exec()}
+    began = time.monotonic()
     # the import and CUDA start-up costs are paid before the first request (warm_pool)
     import torch
     import triton  # noqa: F401
     # importing it records triton.language's originals before any candidate kernel runs
     from kforge_worker import kernel_compiles  # noqa: F401
+    startup["imports"] = round(time.monotonic() - began, 3)
     device = argv[1] if len(argv) > 1 else "cpu"
     if device == "cuda":
+        began = time.monotonic()
         torch.cuda.init()
         torch.empty(1, device="cuda")
+        startup["CUDA context"] = round(time.monotonic() - began, 3)
     # the harness's first steps, before any candidate is waiting on them and before its import
     # can start threads of its own (warm_up.py)
     from kforge_worker import warm_up
-    warm_up.warm_up(device)
+    startup.update(warm_up.warm_up(device))
     if os.environ.get("TRITON_INTERPRET") == "1":
         from kforge_worker import interpreter_compat
         interpreter_compat.install()
-    Host(channel).serve()
+    host = Host(channel)
+    host.startup = startup
+    host.ready_at = time.monotonic()
+    host.serve()
     sys.stdout.flush()
     os._exit(0)  # no interpreter or CUDA teardown: a poisoned context can hang it
 

@@ -106,6 +106,7 @@ class CandidateProcess:
         self._host_at_start = confinement.host_memory()
         self._disk_at_start = confinement.disk_space(self.scratch)
         self.seal_note = None
+        self.startup = None  # the process's own start-up steps and idle time (seal's reply)
         # "a program it started was running when a forward call began/ended": a program beside
         # the candidate's calls can write what its kernels read (programs_beside_calls)
         self.beside_calls = []
@@ -340,6 +341,9 @@ class CandidateProcess:
         bwrap = self.confinement.get("mechanism") == "bwrap"
         self.send({"op": "seal", "deny": not bwrap, "private": bwrap})
         reply = self.reply(keep_fds=True)
+        # what the process says its start-up took (untrusted, reported only: warm_pool's lead)
+        startup = reply.get("startup")
+        self.startup = startup if isinstance(startup, dict) else None
         if not reply.get("exec_monitor"):
             for fd in reply.get("fds") or []:
                 os.close(fd)

@@ -670,6 +670,10 @@ class Evaluation:
                                       self.candidate.confinement.items() if key != "status_fd"}
         # every exec of the candidate's process tree goes through the judge from here on
         self.candidate.seal()
+        # how long ago the process was started and what its start-up took (its own account):
+        # an evaluation waits here whenever a warm process's start-up outlasts its lead
+        self.result["candidate_start"] = dict(self.candidate.startup or {},
+                                              age_s=round(time.monotonic() - host.started, 3))
         self.result["confinement"]["exec_monitor"] = self.candidate.monitor is not None
         if self.candidate.monitor is not None:  # the seal installs the denylist without bwrap
             self.result["confinement"]["seccomp"] = True
@@ -1488,6 +1492,10 @@ def handle(request):
     # The warm candidate process goes to this request's judge (a forked child: it inherits
     # this reference); whatever the judge did with it, it is discarded here afterwards.
     warm_pool.adopted = warm_pool.take(device)
+    # its replacement starts now rather than after this evaluation: a start-up (torch's import,
+    # CUDA, warm_up.py: ~10 s on an H200 host) then has this evaluation's time as well as the
+    # next one's before an evaluation waits on it (session 27: 2-10 s waits between evaluations)
+    warm_pool.fill(device)
     try:
         # The judge enforces the limit on the candidate itself (and says so); this is the
         # backstop for the judge.

@@ -133,17 +133,28 @@ def is_own_kernel(name, own_names):
                                      _CUDNN_RNN_KERNEL.search(name))
 
 
+def kineto_session(cuda):
+    """A Kineto profiling session (CPU operators, and the GPU's kernels when `cuda`), through
+    torch.autograd.profiler rather than torch.profiler.profile: the latter's start evaluates
+    `hasattr(torch, "_inductor")`, and torch's lazy attribute imports torch._inductor with
+    torch._dynamo, torch.distributed and sympy (~800 modules: 1.8 s on this project's CPU
+    machine, 4-6.6 s of every candidate process's start-up on an H200 host, session 27), and
+    registers torch.library operators that would read as the candidate's side effect."""
+    import torch
+    return torch.autograd.profiler.profile(use_kineto=True, use_cpu=True,
+                                           use_device="cuda" if cuda else None)
+
+
 def profile_forward(fn, own_names):
     """Profile one call of `fn` on the GPU. Returns (launches, kernels list)."""
     import torch
-    from torch.profiler import ProfilerActivity, profile
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with kineto_session(cuda=True) as prof:
         fn()
         torch.cuda.synchronize()
     calls = Counter()
     times = Counter()
-    for event in prof.events():
+    for event in prof.function_events:
         if getattr(event, "device_type", None) != torch.autograd.DeviceType.CUDA:
             continue
         name = event.name

@@ -102,6 +102,17 @@ def prepare_process(argv):
     # environment turns it off. The candidate processes get 0 (confinement.environment): there the
     # teardown's thread would follow every checked call.
     os.environ.setdefault("TEARDOWN_CUPTI", "1")
+    from kforge_worker import sandbox, warm_pool
+    for clean_up in (sandbox.remove_stale_scratch, warm_pool.remove_stale):
+        try:  # what dead workers left behind: never a reason not to start
+            clean_up()
+        except Exception as error:
+            print(f"kforge-worker: could not remove stale folders: {error!r}", file=sys.stderr,
+                  flush=True)
+    # The first evaluation's candidate process starts first: its start-up (torch, CUDA,
+    # warm_up.py: ~7-12 s on an H200 host) then runs beside this process's own imports instead
+    # of after them (it never touches this process's CUDA, and needs nothing imported here).
+    warm_pool.fill("cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda")
     import numpy  # noqa: F401
     import torch  # noqa: F401
     import triton  # noqa: F401
@@ -118,16 +129,8 @@ def prepare_process(argv):
         # it): task_loader's shrink trials do that in every child, 1.8 s of CPU per evaluation
         # there (cProfile of a judge, KernelBench level1/1)
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
-    from kforge_worker import interpreter_compat, sandbox, warm_pool
+    from kforge_worker import interpreter_compat
     interpreter_compat.install()
-    for clean_up in (sandbox.remove_stale_scratch, warm_pool.remove_stale):
-        try:  # what dead workers left behind: never a reason not to start
-            clean_up()
-        except Exception as error:
-            print(f"kforge-worker: could not remove stale folders: {error!r}", file=sys.stderr,
-                  flush=True)
-    # the first evaluation's candidate process starts now (it never touches this process's CUDA)
-    warm_pool.fill("cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda")
 
 
 def serve(stdin=None, argv=None):

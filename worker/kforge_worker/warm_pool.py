@@ -2,9 +2,10 @@
 
 A fresh, confined Python importing torch and Triton (and creating a CUDA context) takes seconds;
 an evaluation should not wait for it. The worker keeps one candidate process warm per device
-kind: started when the worker starts and again after every evaluation, it waits on its channel,
+kind: started when the worker starts and again for every evaluation, it waits on its channel,
 holding nothing of any candidate. The next evaluation's judge (a forked child of the worker)
-adopts it; the worker discards it afterwards whatever happened (killed, its folders removed).
+adopts it; the worker discards it afterwards whatever happened (killed, its folders removed),
+and starts its replacement as it is taken, so that each start-up has two evaluations' time.
 
 Each warm process owns two fresh folders, both bound writable into its sandbox at start: its
 scratch directory and a build-cache slot. The judge fills the slot with the candidate source's
