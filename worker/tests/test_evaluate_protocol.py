@@ -39,6 +39,9 @@ def test_correct_softmax_is_ok(worker):
     assert len(set(result["seeds"])) == len(result["seeds"]) >= 5
     assert all(seconds >= 0 for seconds in phases.values())
     assert sum(phases.values()) <= result["child_s"]
+    # the candidate process's own account of its start-up (where a wait for it would come from)
+    start = result["candidate_start"]
+    assert start["age_s"] >= start["idle_s"] >= 0 and start["steps_s"]["imports"] > 0
 
 
 def test_correct_gelu_is_ok(worker):

@@ -1325,3 +1325,32 @@ def test_the_warm_pool_starts_no_more_processes_than_evaluations_are_left(monkey
     assert warm_pool.wanted() == warm_pool.POOL_SIZE
     monkeypatch.setenv("KFORGE_EVALUATIONS", "many")
     assert warm_pool.wanted() == warm_pool.POOL_SIZE
+
+
+def test_the_checked_calls_dispatch_modes_leave_torch_dynamo_unimported():
+    """The candidate process's checked call (the guard's recorders and dispatch modes) and the
+    bit-level recorder dispatch without importing torch._dynamo: a plain TorchDispatchMode's
+    first dispatch imports it (~800 modules; 5.5 s of every candidate process's start-up on an
+    H200 host before session 27, dispatch_mode.HarnessDispatchMode)."""
+    import subprocess
+    import sys
+    code = """
+import sys, torch
+from kforge_worker import trust
+from kforge_worker.trust_ops import BitLevelRecorder
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x + 1)
+x = torch.randn(64)
+with torch.no_grad():
+    trust.Guard(None, {}).call_candidate(Model(), [x])
+with BitLevelRecorder() as bits:
+    (x.view(torch.int32) << 1).view(torch.float32)
+assert bits.calls, "the bit-level recorder saw nothing"
+print("dynamo imported:", "torch._dynamo" in sys.modules)
+"""
+    worker = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=worker), timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "dynamo imported: False" in run.stdout
