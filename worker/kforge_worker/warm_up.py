@@ -89,8 +89,8 @@ def _timing_phase(model, x):
 
 
 def _first_recorder_session():
-    """The operator recorder's first session costs seconds on a GPU machine (~5 s on the H100,
-    bench/guard_cost.py)."""
+    """The operator recorder's first session (~5 s on the H100 in session 19, bench/guard_cost.py;
+    0.03-0.08 s on an H200 in session 27, once nothing imported torch._dynamo behind it)."""
     from kforge_worker.trust_ops import AtenRecorder
     with AtenRecorder():
         torch.empty(1)
