@@ -1190,44 +1190,24 @@ section_s27_first() {
   section_s25_side
   tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
   section_s25_final
+  warm_overhead harness_s27 40
+}
+
+# warm_overhead NAME LINES: bench_harness.py's overhead per candidate (issue 15) on 39_GRU,
+# 35_LSTM and softmax, three warm requests each, into $OUT/NAME.txt; its last LINES lines.
+warm_overhead() {
   step "warm-worker overhead (issue 15)"
   timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
     --pair tasks/39_GRU.py:library/gru_out/candidate.py \
     --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py \
-    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/harness_s27.txt" | tail -40
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/$1.txt" |
+    tail -n "$2"
 }
 
-# Session 27, second call (the cache of the first): the same suite eval after the warm pool
-# starts each replacement as its process is taken (each evaluation reports its candidate
-# process's age and start-up steps: candidate_start), then the warm worker's overhead again.
-section_s27_second() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  section_s25_final
-  "$KFORGE_PYTHON" - /tmp/kforge-legit25/suite <<'EOP'
-import glob, json, os, sys
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
-    r = json.load(open(path))
-    print(f"{os.path.basename(path)[:-5]:28} start {r.get('phases_s', {}).get('start_candidate')} s |"
-          f" {r.get('candidate_start')}")
-EOP
-  step "warm-worker overhead (issue 15)"
-  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
-    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
-    --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py \
-    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/harness_s27b.txt" | tail -14
-  grep -E "run [0-9]|candidate start" "$OUT/harness_s27b.txt"
-}
-
-# Session 27, third call: after the candidate processes' profiler stopped importing
-# torch._inductor (launches.kineto_session) and the worker starts its first candidate process
-# before its own imports: the suite eval again, two one-shot `kforge eval`, the worker's GPU
-# tests (the profile request), the warm worker's overhead.
-section_s27_third() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  section_s25_final
-  "$KFORGE_PYTHON" - /tmp/kforge-legit25/suite <<'EOP'
+# suite_starts SUITE_DIR: each evaluation's wait for its candidate process and that process's
+# own account of its start-up (candidate_start), with the profile request's own-kernel share.
+suite_starts() {
+  "$KFORGE_PYTHON" - "$1" <<'EOP'
 import glob, json, os, sys
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
     r = json.load(open(path))
@@ -1239,6 +1219,25 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
           f" (imports {steps.get('imports')}, Kineto {steps.get('first Kineto session')}) |"
           f" own share {r.get('own_kernel_share')} {kernels}")
 EOP
+}
+
+# Session 27, second call (the cache of the first): the same suite eval after the warm pool
+# starts each replacement as its process is taken (each evaluation reports its candidate
+# process's age and start-up steps: candidate_start), then the warm worker's overhead again.
+section_s27_second() {
+  section_s25_final
+  suite_starts /tmp/kforge-legit25/suite
+  warm_overhead harness_s27b 14
+  grep -E "run [0-9]|candidate start" "$OUT/harness_s27b.txt"
+}
+
+# Session 27, third call: after the candidate processes' profiler stopped importing
+# torch._inductor (launches.kineto_session) and the worker starts its first candidate process
+# before its own imports: the suite eval again, two one-shot `kforge eval`, the worker's GPU
+# tests (the profile request), the warm worker's overhead.
+section_s27_third() {
+  section_s25_final
+  suite_starts /tmp/kforge-legit25/suite
   for run in 1 2; do
     step "one-shot kforge eval softmax (run $run)"
     local began=$(date +%s.%N)
@@ -1249,11 +1248,7 @@ EOP
   done
   step "worker GPU tests"
   timeout 200 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_gpu.py 2>&1 | tail -4
-  step "warm-worker overhead (issue 15)"
-  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
-    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
-    --pair tasks/35_LSTM.py:library/lstm_fc/candidate.py \
-    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' | tee "$OUT/harness_s27c.txt" | tail -14
+  warm_overhead harness_s27c 14
   grep -E "candidate start" "$OUT/harness_s27c.txt" | cut -c1-60,240-330
 }
 
