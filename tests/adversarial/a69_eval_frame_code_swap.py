@@ -2,9 +2,10 @@
 kernel; at import it installs a PEP 523 frame-evaluation callback (torch._C._dynamo.eval_frame.
 set_eval_frame) that runs a stand-in code object returning [] whenever the harness's own
 operator-policy checks (trust_ops `check` and `check_own_work`) start. No function object or
-__code__ changes, nothing is compiled at run time, no audit event fires. OPEN: the operator
-policy is observed and decided in the candidate's process (docs/trust.md, limits); the same file
-without the callback is `rejected` ("called the operator it replaces: torch softmax")."""
+__code__ changes, nothing is compiled at run time, no audit event fires. It ended `ok`; closed in
+session 28: torch's setter installs every callback behind a filter that runs the harness's frames
+as written (frame_callbacks.py), and the case is `rejected` ("called the operator it replaces:
+torch softmax"), as the same file without the callback is."""
 import torch
 import torch.nn as nn
 import triton

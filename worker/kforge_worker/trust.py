@@ -44,7 +44,7 @@ import tempfile
 import threading
 import types
 
-from kforge_worker import (dataflow, interpreter_compat, numerics, numerics_report, provenance,
+from kforge_worker import (dataflow, frame_callbacks, interpreter_compat, numerics, numerics_report, provenance,
                            trust_audit)
 from kforge_worker.trust_ops import (AtenRecorder, BitLevelRecorder, ModuleRecorder, OpRecorder,
                                      Policy, compute_class)
@@ -86,6 +86,7 @@ def child_setup(scratch_dir):
     trust_audit.install(scratch_dir)
     _record_stream_switches()
     _refuse_record_function_off()
+    frame_callbacks.install()
     # The standard modules (_WATCHED_MODULES) are guarded by the identity snapshot only: giving
     # them a class of our own would break Triton, which accepts a module read by a kernel (math,
     # torch) only when `type(value) is ModuleType` (code_generator.global_lookup), and so turn
@@ -162,32 +163,40 @@ def _refuse_from_candidate(name, refused, reason):
                and str(getattr(module, "__name__", "")).startswith("torch")
                and vars(module).get(name) is original]
 
-    def keeper():
-        # The check again here: candidate code that reaches this generator (the wrapper's
-        # closure) and sends it arguments calls from its own frame (blind red team, session 18:
-        # `_disable_profiler_legacy.__closure__[0].cell_contents.send(())`).
-        args = yield
-        while True:
-            if refused(*args) and trust_audit.candidate_on_stack():
-                trust_audit.record(reason)
-                args = yield trust_audit.refusal(reason)
-                continue
-            args = yield original(*args)
-
-    channel = keeper()
+    channel = _refusing_keeper(original, refused, reason)
     next(channel)
 
     def wrapper(*args):
-        if refused(*args) and trust_audit.candidate_on_stack():
-            trust_audit.record(reason)
-            raise trust_audit.refusal(reason)
-        return channel.send(args)
+        done, value = channel.send(args)
+        if not done:
+            raise value
+        return value
 
     wrapper._kforge_wrapped = True
     wrapper.__module__ = "torch._C._autograd"  # torch's, to whoever holds it
     wrapper.__name__ = wrapper.__qualname__ = name
     for module in holders:
         setattr(module, name, wrapper)
+
+
+def _refusing_keeper(original, refused, reason):
+    """The check, the reason and the original live here, as the generator's own locals: a
+    closure cell is rewritable by any code (`wrapper.__closure__[i].cell_contents = ...`), so a
+    wrapper whose check lived in a cell could be told to refuse nothing. Candidate code that
+    reaches this generator (the wrapper's closure) and sends it arguments calls from its own frame
+    and is refused the same (blind red team, session 18:
+    `_disable_profiler_legacy.__closure__[0].cell_contents.send(())`)."""
+    args = yield
+    while True:
+        try:
+            if refused(*args) and trust_audit.candidate_on_stack():
+                trust_audit.record(reason)
+                result = (False, trust_audit.refusal(reason))
+            else:
+                result = (True, original(*args))
+        except BaseException as error:  # handed to the caller, the generator lives on
+            result = (False, error)
+        args = yield result
 
 
 def _record_stream_switches():

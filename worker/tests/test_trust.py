@@ -563,3 +563,73 @@ def test_standard_modules_keep_their_exact_type_for_triton():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": WORKER_DIR})
     assert run.stdout.strip().splitlines()[-1] == "True", run.stderr
+
+
+FRAME_CALLBACK_SCRIPT = r"""
+import json, sys, types, torch
+from kforge_worker import frame_callbacks
+from torch._C._dynamo import eval_frame as frames
+frame_callbacks.install()
+seen = []
+def as_written():
+    return types.SimpleNamespace(
+        frame_exec_strategy=frames._FrameExecStrategy(frames._FrameAction.DEFAULT,
+                                                      frames._FrameAction.DEFAULT),
+        apply_to_code=False, guarded_code=None, skip_reason=None)
+def callback(frame, *rest):
+    seen.append(frame.f_code.co_filename)
+    return as_written()
+def own():
+    return 1
+report = {"wrapped": frame_callbacks.installed()}
+report["prior"] = repr(frames.set_eval_frame(callback))
+own()
+frame_callbacks.installed()         # the harness's Python
+torch.overrides.is_tensor_like(1)   # torch's Python on the recorders' paths
+installed = frames.get_eval_frame_callback()
+report["returned_is_callback"] = frames.set_eval_frame(None) is callback
+report["installed_is_filter"] = installed is not callback
+# the filter rebuilt with nothing protected is filtered again when installed
+rebuilt = types.MethodType(installed.__func__, (callback, ()) + installed.__self__[2:])
+frames.set_eval_frame(rebuilt)
+frame_callbacks.installed()
+own()
+frames.set_eval_frame(None)
+report["own"] = any(path.endswith("<string>") for path in seen)
+report["harness"] = [path for path in seen if "kforge_worker" in path]
+report["overrides"] = [path for path in seen if path.endswith("overrides.py")]
+double = torch.compile(lambda x: x * 2 + 1, backend="eager")
+report["compiled"] = double(torch.ones(3)).tolist()
+report["after"] = repr(frames.get_eval_frame_callback())
+print(json.dumps(report))
+"""
+
+
+def test_frame_evaluation_callbacks_never_see_the_harnesss_frames():
+    """a69_eval_frame_code_swap: a PEP 523 callback installed by the candidate swapped the
+    harness's policy checks for a stand-in. Every callable callback is now installed behind a
+    filter that runs the harness's frames (and torch's on the recorders' paths) as written."""
+    run = subprocess.run([sys.executable, "-c", FRAME_CALLBACK_SCRIPT],
+                         env={**os.environ, "PYTHONPATH": WORKER_DIR}, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["wrapped"] and report["prior"] == "None"
+    assert report["returned_is_callback"] and report["installed_is_filter"]
+    assert report["own"], "the callback saw none of the script's own frames"
+    assert report["harness"] == [] and report["overrides"] == []
+    assert report["compiled"] == [3.0, 3.0, 3.0]   # torch.compile works behind the filter
+    assert report["after"] == "None"
+
+
+def test_refusal_wrappers_keep_their_check_out_of_closure_cells():
+    """a70_refusal_cell_rewrite: a closure cell is writable, so the refusal wrappers' only cell
+    is the generator that holds the check, the reason and the original."""
+    run = subprocess.run([sys.executable, "-c", (
+        "import torch\nfrom kforge_worker import trust\ntrust._refuse_record_function_off()\n"
+        "cells = torch._C._autograd._disable_profiler_legacy.__closure__\n"
+        "print([type(cell.cell_contents).__name__ for cell in cells])\n")],
+        env={**os.environ, "PYTHONPATH": WORKER_DIR}, capture_output=True, text=True,
+        timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "['generator']"
