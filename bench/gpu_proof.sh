@@ -1253,4 +1253,47 @@ section_s27_third() {
 }
 
 versions
+
+# Session 28, first call: frame-evaluation callbacks behind the filter on this torch (the unit
+# tests and the a69/a70 corpus cases on the GPU), then the warm worker's overhead per candidate
+# with the judge's evaluate child profiled (issue 15: where the judge's ~2-3 s go), the
+# profiles sent back.
+section_s28_first() {
+  step "frame-evaluation filter and refusal keeper: unit tests"
+  (cd worker && timeout 300 "$KFORGE_PYTHON" -m pytest -q tests/test_trust.py \
+    -k "frame_evaluation or closure_cells" 2>&1 | tail -n 3)
+  step "a69/a70 and the refusal cases on the GPU"
+  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a69 a70 a59_refusal a43_profiler 2>&1 | grep -v '^\[' | grep -E '^(attack|total)' |
+    cut -c1-260
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "warm-worker overhead, the judge's evaluate child profiled"
+  timeout 240 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --cprofile "$OUT/prof" \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' |
+    tee "$OUT/harness_s28.txt" | grep -E -v '^ +[0-9]+ +[0-9.]+ ' | tail -n 40
+}
+
+# Session 28, second call: a71 (a sys.monitoring callback that empties the policy checks'
+# reasons; Python 3.12 only, so never seen in CI) from a copy of this checkout without the
+# refusal, then with it; the audit-policy unit test on this Python; then every library kernel
+# and control (the refusal wrappers' keeper, on the profiler's path, rewritten this session).
+section_s28_second() {
+  step "a71 without the monitoring refusal (a copy of this checkout)"
+  rm -rf /tmp/before && mkdir /tmp/before && cp -r tasks tests worker library /tmp/before/
+  sed -i '/"sys.monitoring.register_callback"/,+1d' /tmp/before/worker/kforge_worker/trust_audit.py
+  grep -c "sys.monitoring" /tmp/before/worker/kforge_worker/trust_audit.py
+  timeout 200 "$KFORGE_PYTHON" /tmp/before/tests/run_corpora.py --device cuda --legit none \
+    --only a71 2>&1 | grep -E '^(attack|total)' | cut -c1-260
+  step "a71 and a69/a70 with it"
+  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a71 a69 a70 2>&1 | grep -E '^(attack|total)' | cut -c1-260
+  step "audit policy unit test on this Python"
+  (cd worker && timeout 200 "$KFORGE_PYTHON" -m pytest -q tests/test_trust.py \
+    -k "audit_policy_in_a_child or frame_evaluation or closure_cells" 2>&1 | tail -n 2)
+  section_s25_final
+}
+
 for section in "$@"; do "section_$section"; done

@@ -468,6 +468,10 @@ _HANDLERS = {
     "gc.get_referents": _when_candidate("read the interpreter's objects (gc.get_referents)"),
     "sys.settrace": _when_candidate("installed a trace function (sys.settrace)"),
     "sys.setprofile": _when_candidate("installed a profile function (sys.setprofile)"),
+    # PEP 669 (Python 3.12+): a callback sees every return value, and one that empties the list
+    # of reasons a harness check returns changes the verdict without touching a frame (a71)
+    "sys.monitoring.register_callback": _when_candidate(
+        "installed a monitoring callback (sys.monitoring)"),
     "sys._current_frames": _when_candidate("inspected other threads' frames"),
     "sys.addaudithook": _when_candidate("installed an audit hook"),
     "resource.setrlimit": _when_candidate("changed its resource limits"),

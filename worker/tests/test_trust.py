@@ -302,6 +302,13 @@ with open(os.path.join(scratch, "cand.py"), "w") as handle:
                  "def frames(): return inspect.currentframe().f_back\n"
                  "def timer(): time.perf_counter = lambda: 0.0\n"
                  "def code(): torch.nn.functional.softmax.__code__ = (lambda *a: 0).__code__\n"
+                 "def monitor():\n"
+                 "    import sys\n"
+                 "    if not hasattr(sys, 'monitoring'):\n"
+                 "        return 'absent'\n"
+                 "    sys.monitoring.use_tool_id(3, 'probe')\n"
+                 "    sys.monitoring.register_callback(3, sys.monitoring.events.PY_RETURN,\n"
+                 "                                     lambda *a: None)\n"
                  "def limits():\n"
                  "    import resource\n"
                  "    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n")
@@ -325,10 +332,11 @@ attempts = {
     "planted_compiler": lambda: subprocess.run([planted]),
     "raise_limits": lambda: cand.limits(),
 }
+attempts["monitoring"] = cand.monitor
 for name, attempt in attempts.items():
     try:
-        attempt()
-        results[name] = "allowed"
+        value = attempt()
+        results[name] = value if value == "absent" else "allowed"
     except PermissionError as error:
         results[name] = "refused"
     except (OSError, subprocess.SubprocessError) as error:
@@ -358,6 +366,8 @@ def test_audit_policy_in_a_child(tmp_path):
     # Standard modules are not wrapped (Triton needs their exact type): patching time is caught
     # by the Guard's identity snapshot (test_patching_a_timer_is_caught_by_the_snapshot).
     assert results["timer"] == "allowed"
+    # PEP 669 callbacks see every return value (a71): refused where Python has them (3.12+)
+    assert results["monitoring"] == ("refused" if hasattr(sys, "monitoring") else "absent")
     assert results["gc_by_the_harness"] == "allowed"
     assert results["frames_by_the_harness"] == "allowed"
     assert results["compiler"] in ("allowed", "error FileNotFoundError")
