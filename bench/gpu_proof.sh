@@ -1296,4 +1296,17 @@ section_s28_second() {
   section_s25_final
 }
 
+# Session 28, third call: where an RNN candidate's first call goes (load_inline with its cache
+# warm, or the built module imported), then the warm worker's overhead after the timed calls'
+# check went to one synchronisation per block (timed_check.check_block).
+section_s28_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "an RNN candidate's first call, outside the sandbox"
+  timeout 200 "$KFORGE_PYTHON" bench/diag/rnn_first_call.py --rounds 2 2>&1 | tail -n 6
+  warm_overhead harness_s28b 14
+  grep -E "phases|candidate start" "$OUT/harness_s28b.txt" | cut -c1-300
+}
+
 for section in "$@"; do "section_$section"; done

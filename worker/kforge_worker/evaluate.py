@@ -1033,15 +1033,12 @@ class Evaluation:
                     blocks[name].append(ms)
                     walls[name].append(wall * 1e3)
                     firsts[name].append(ms[0])
-            for position, (outputs, seed) in enumerate(zip(got, seeds)):
-                problem, seen = timed_check.check(
-                    outputs, kept[position], bounds,
-                    f"timed call {position + 1} of block {round_index}, fresh input set "
-                    f"(seed {seed})")
-                # (a failure stops at its output, and raises just below)
-                worst = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(worst, seen)]
-                if problem:
-                    raise Failure("wrong_output", "wrong output during timing:\n" + problem)
+            problem, seen = timed_check.check_block(
+                got, kept, bounds, lambda position: f"timed call {position + 1} of block "
+                f"{round_index}, fresh input set (seed {seeds[position]})")
+            worst = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(worst, seen)]
+            if problem:
+                raise Failure("wrong_output", "wrong output during timing:\n" + problem)
             sets = got = None
             round_index += 1
             if round_index == 1 and budget:  # fewer rounds when one would blow the budget

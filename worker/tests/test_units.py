@@ -1354,3 +1354,38 @@ print("dynamo imported:", "torch._dynamo" in sys.modules)
                          env=dict(os.environ, PYTHONPATH=worker), timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "dynamo imported: False" in run.stdout
+
+
+def test_a_blocks_timed_check_agrees_with_checking_each_call():
+    """timed_check.check_block (one synchronisation per block) gives check()'s verdict, text and
+    worst errors, call by call: honest calls, a NaN the eager output shares, an integer output,
+    a call wrong in one element, one wrong by a spread-out error (relative L2 only)."""
+    from kforge_worker import timed_check
+    torch.manual_seed(0)
+    want = [[torch.randn(300), torch.arange(5)] for _ in range(4)]
+    want[1][0][7] = float("nan")
+    got = [[w[0] + 1e-7 * torch.randn(300), w[1].clone()] for w in want]
+    bounds = [(4.0, 1e-5), (1.0, 1.0)]
+    where = lambda position: f"call {position}"
+    problem, worst = timed_check.check_block(got, want, bounds, where)
+    expected = [(0.0, 0.0), (0.0, 0.0)]
+    for g, w in zip(got, want):
+        one, seen = timed_check.check(g, w, bounds, "x")
+        assert one is None
+        expected = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(expected, seen)]
+    assert problem is None
+    assert [v for pair in worst for v in pair] == pytest.approx([v for pair in expected for v in pair])
+    wrong = [list(call) for call in got]
+    wrong[2][0] = wrong[2][0].clone()
+    wrong[2][0][3] += 1.0
+    problem, _ = timed_check.check_block(wrong, want, bounds, where)
+    assert problem == timed_check.check(wrong[2], want[2], bounds, "call 2")[0]
+    assert problem.startswith("output 0 of 2") and "call 2" in problem
+    spread = [list(call) for call in got]
+    spread[3][0] = want[3][0] * (1 + 1e-4)
+    problem, _ = timed_check.check_block(spread, want, [(1e9, 1e-5), (1.0, 1.0)], where)
+    assert "relative L2 error" in problem and "call 3" in problem
+    integer = [list(call) for call in got]
+    integer[0][1] = integer[0][1] + 1
+    problem, _ = timed_check.check_block(integer, want, bounds, where)
+    assert problem.startswith("output 1 (call 0): integer output differs")
