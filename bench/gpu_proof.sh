@@ -1309,4 +1309,18 @@ section_s28_third() {
   grep -E "phases|candidate start" "$OUT/harness_s28b.txt" | cut -c1-300
 }
 
+# Session 28, fourth call: the RNN candidates import their built cluster module directly
+# (rnn_common._built_module) and so have new sources: every library source built side by side
+# (the cache sent back), the first-call diagnostic again, the warm worker's overhead, then every
+# library kernel and control through the suite.
+section_s28_fourth() {
+  section_s25_side
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  step "an RNN candidate's first call, outside the sandbox"
+  timeout 200 "$KFORGE_PYTHON" bench/diag/rnn_first_call.py --rounds 2 2>&1 | tail -n 6
+  warm_overhead harness_s28c 14
+  grep -E "phases|candidate start" "$OUT/harness_s28c.txt" | cut -c1-200
+  section_s25_final
+}
+
 for section in "$@"; do "section_$section"; done

@@ -1,7 +1,8 @@
 """Where an RNN library candidate's first call goes (issue 15: its first checked call took
 0.84-1.04 s of the candidate's own time on an H200, session 28), outside the sandbox, each way in
 a fresh process: the cluster kernel's extension through torch's load_inline (its cache warm), or
-its built module imported directly, then the first and second forward.
+its built module imported directly (rnn_common._built_module, what the candidates do since
+session 28), then the first, second and third forward.
 
     KFORGE_BUILD_CACHE=/tmp/kforge-builds python3 bench/diag/rnn_first_call.py \
         --task tasks/39_GRU.py --candidate library/gru_out/candidate.py
@@ -37,15 +38,9 @@ def load(name, path):
 task, cand = load("task", sys.argv[1]), load("cand", sys.argv[2])
 mark("imports")
 how = sys.argv[3]
-if how == "load_inline":
-    module = cand._cluster_module()
-else:
-    import hashlib
-    digest = hashlib.sha1(cand._cluster_source().encode()).hexdigest()[:12]
-    name = f"kforge_rnn_cluster_{digest}"
-    path = os.path.join(os.environ["TORCH_EXTENSIONS_DIR"], name, name + ".so")
-    module = load(name, path)
-    cand._CLUSTER["module"] = module
+if how == "load_inline":  # as before session 28: load_inline even when the module is built
+    cand._built_module = lambda name: None
+module = cand._cluster_module()
 mark(f"extension ({how})")
 print("module", module, "error", cand._CLUSTER.get("error"), file=sys.stderr)
 model = cand.ModelNew(*task.get_init_inputs()).cuda()
