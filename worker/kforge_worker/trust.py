@@ -57,9 +57,21 @@ _WATCHED_MODULES = ("builtins", "time", "gc", "os", "sys", "threading", "json", 
                     "copy", "statistics", "hashlib", "inspect", "traceback", "numpy",
                     "numpy.testing", "numpy.random", "torch", "torch.cuda", "torch.cuda.streams",
                     "torch.nn.functional", "torch.testing", "torch.nn.modules.module",
-                    "torch.overrides", "torch.utils._python_dispatch")
+                    "torch.overrides", "torch.utils._python_dispatch",
+                    # what the operator recorders read the profiler's events through (blind red
+                    # team, session 28: `_ProfilerResult.events` patched to drop the softmax's)
+                    "torch._C._autograd", "torch.autograd.profiler",
+                    "torch.autograd.profiler_util", "torch.autograd.profiler_legacy")
 _WATCHED_CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.cuda.Event", "torch.cuda.Stream",
-                    "torch.nn.Module", "torch.overrides.TorchFunctionMode")
+                    "torch.nn.Module", "torch.overrides.TorchFunctionMode",
+                    "torch._C._autograd._ProfilerResult", "torch._C._autograd._KinetoEvent",
+                    "torch._C._autograd.ProfilerEvent", "torch.autograd.profiler.profile",
+                    "torch.autograd.profiler_util.FunctionEvent",
+                    "torch.autograd.profiler_util.EventList")
+# Imported before the candidate, so that no import the harness makes later can be served by a
+# finder or a sys.modules entry of the candidate's (blind red team, session 28: a sys.meta_path
+# finder served a fake numpy.ctypeslib to memory provenance's first use of it)
+_IMPORTED_AHEAD = ("numpy.ctypeslib",)
 _OWN_PACKAGE = "kforge_worker"
 
 _streams_seen = set()  # (stream_id, device_index, device_type) made current during a call
@@ -83,6 +95,8 @@ def child_setup(scratch_dir):
     # Not RLIMIT_AS: CUDA reserves far more address space than it uses. Not RLIMIT_NPROC: it
     # counts every thread of the user (and root ignores it); the audit policy refuses forks.
     # Host memory is watched by the parent (sandbox.py).
+    for name in _IMPORTED_AHEAD:
+        importlib.import_module(name)
     trust_audit.install(scratch_dir)
     _record_stream_switches()
     _refuse_record_function_off()
@@ -234,6 +248,13 @@ class Snapshot:
 
     def __init__(self):
         self.spaces = []  # (label, namespace object, [(name, value, code)], its keys or None)
+        # the worker's modules and the watched ones as sys.modules holds them: a lazy import of
+        # the harness's resolves there (blind red team, session 28: a look-alike trust_ops
+        # whose Policy checks returned nothing, put in sys.modules at import)
+        self.entries = {name: module for name, module in list(sys.modules.items())
+                        if name in _WATCHED_MODULES or name in _IMPORTED_AHEAD
+                        or name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + ".")}
+        self.finders = list(sys.meta_path), list(sys.path_hooks)
         modules = [sys.modules.get(name) for name in _WATCHED_MODULES]
         modules += [module for name, module in sorted(sys.modules.items())
                     if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + ".")]
@@ -243,8 +264,12 @@ class Snapshot:
                 continue
             items = [(name, value) for name, value in list(vars(module).items())
                      if callable(value) and not isinstance(value, types.ModuleType)]
-            self._add(module.__name__, module, items, None)
-            if module.__name__.startswith(_OWN_PACKAGE):
+            own = module.__name__.startswith(_OWN_PACKAGE)
+            # the worker's own: no new names either (a global `sorted` in trust_ops shadowed the
+            # builtin its checks call, written into the module's __dict__: blind red team,
+            # session 28)
+            self._add(module.__name__, module, items, set(vars(module)) if own else None)
+            if own:
                 classes += [(f"{module.__name__}.{name}", value) for name, value in items
                             if isinstance(value, type)]
         for label, cls in classes:
@@ -256,8 +281,15 @@ class Snapshot:
         self.spaces.append((label, space, entries, keys))
 
     def changes(self):
-        """Lines naming every watched function replaced, deleted, or added to a watched class."""
-        reasons = []
+        """Lines naming every watched function replaced, deleted, or added to a watched class or
+        one of the worker's modules; a watched module replaced in sys.modules; an import hook
+        added."""
+        reasons = [f"replaced the module {name} in sys.modules" for name, module in
+                   self.entries.items() if sys.modules.get(name) is not module]
+        for label, now, before in (("sys.meta_path", sys.meta_path, self.finders[0]),
+                                   ("sys.path_hooks", sys.path_hooks, self.finders[1])):
+            reasons += [f"installed an import hook ({label}: {type(hook).__name__})"
+                        for hook in now if not any(hook is seen for seen in before)]
         for label, space, entries, keys in self.spaces:
             current = vars(space)
             for name, value, code in entries:
@@ -269,7 +301,7 @@ class Snapshot:
                 elif now is not value or (code is not None and
                                           getattr(now, "__code__", None) is not code):
                     reasons.append(f"patched {label}.{name}")
-            if keys is not None and len(current) != len(keys):
+            if keys is not None:  # (a name deleted and another added: the same length)
                 reasons += [f"patched {label}.{name} (added)" for name in set(current) - keys
                             if not name.startswith("_abc_") and name not in _INTERPRETER_CACHES]
         return reasons
@@ -383,6 +415,7 @@ class Guard:
         for name, module in list(sys.modules.items()):
             if name == _OWN_PACKAGE or name.startswith(_OWN_PACKAGE + "."):
                 _watch_module(module)
+        provenance.note_known_operators()
         self._snapshot = Snapshot()
 
     def after_candidate_import(self, module, reference_cls):
@@ -458,7 +491,9 @@ class Guard:
                 self._add([f"output {index} was not computed by its own kernels: no launch wrote "
                            f"it or the memory it was computed from (a decoy launch beside "
                            f"PyTorch doing the work?)"])
-            self._add(origin.reasons(outputs))
+            # through the class: an attribute of the instance's (reachable from the dispatch mode
+            # stack) would shadow the method (blind red team, session 28)
+            self._add(provenance.Provenance.reasons(origin, outputs))
         self._checked_names.update(aten.names)
         self._task_size = max(self._task_size, _task_size(inputs, outputs))
         self._launches += launches.total + native.count()
