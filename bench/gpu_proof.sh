@@ -1323,4 +1323,24 @@ section_s28_fourth() {
   section_s25_final
 }
 
+# Session 28, last call: the RNN candidates' sources changed again (no torch.utils.cpp_extension
+# import when the module is built): every library source built and judged side by side, their
+# cache slots alone sent back; the blind red team's a72 cases on the GPU; the warm overhead.
+section_s28_fifth() {
+  section_s25_side
+  "$KFORGE_PYTHON" - <<'EOP' > /tmp/slots.txt
+import glob, hashlib, json, os
+for meta in sorted(glob.glob("library/*/meta.json")):
+    source = os.path.join(os.path.dirname(meta), json.load(open(meta)).get("source", "candidate.py"))
+    print("kforge-builds/" + hashlib.sha256(open(source, "rb").read()).hexdigest()[:24])
+EOP
+  tar czf "$OUT/build_cache.tgz" -C /tmp $(cat /tmp/slots.txt) 2>&1 | tail -n 2
+  ls -la "$OUT/build_cache.tgz"
+  step "the blind red team's a72 cases and a69-a71 on the GPU"
+  timeout 240 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a72 a69 a70 a71 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  warm_overhead harness_s28d 14
+  grep -E "phases|checked calls" "$OUT/harness_s28d.txt" | cut -c1-200
+}
+
 for section in "$@"; do "section_$section"; done
