@@ -111,6 +111,12 @@ class CandidateProcess:
         # the candidate's calls can write what its kernels read (programs_beside_calls)
         self.beside_calls = []
         self._host_pid = None
+        # the kernel's count of entries into PyTorch's code for the operators the candidate
+        # replaces (operator_probes.py): probes chosen by watch_operators, attached to the
+        # process and its threads before its first forward request
+        self.operator_probes = None
+        self.operator_watch = None
+        self.probe_note = None
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
@@ -264,6 +270,8 @@ class CandidateProcess:
                 monitor.candidate_code()
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
+        if self._last_op in FORWARD_OPS and self.operator_probes:
+            self._attach_probes()
         self._nonce = secrets.randbits(62)
         self._sent_at = time.monotonic()  # a refusal from now on belongs to this request
         message = {**message, "nonce": self._nonce}
@@ -370,6 +378,34 @@ class CandidateProcess:
             read_only_root=self.confinement.get("mechanism") == "bwrap",
             tree_root=self.process.pid, restorable_handlers=handlers_before_seal,
             compiles_for_gpu=self.device != "cpu")
+
+    # ---- the operators it replaces, counted by the kernel ----------------------------------
+
+    def watch_operators(self, policy_ops):
+        """Chooses the probes for the policy's operators (operator_probes.probes_for); they are
+        attached at the first forward request. Where the kernel offers no probes, a note."""
+        from kforge_worker import operator_probes
+        try:
+            self.operator_probes = operator_probes.probes_for(
+                operator_probes.probed_operators(policy_ops))
+        except operator_probes.Unavailable as why:
+            self.probe_note = f"operator probes off: {why}"
+
+    def _attach_probes(self):
+        from kforge_worker import operator_probes
+        probes, self.operator_probes = self.operator_probes, None
+        try:
+            self.operator_watch = operator_probes.Watch(self.host_pid(), probes)
+            self.operator_watch.start()
+        except operator_probes.Unavailable as why:
+            self.probe_note = f"operator probes off: {why}"
+
+    def operator_probe_reasons(self):
+        """Violations the probes saw (entries into the operators' code, breakpoints gone)."""
+        from kforge_worker import operator_probes
+        if self.operator_watch is None:
+            return []
+        return operator_probes.reasons(self.operator_watch)
 
     def running_programs(self):
         """The live programs of the candidate's tree besides the candidate process (zombies and
@@ -511,6 +547,8 @@ class CandidateProcess:
         self._drainer.join(timeout=2)
         if self.monitor is not None:
             self.monitor.close()
+        if self.operator_watch is not None:
+            self.operator_watch.close()
         for buffer in self.buffers.values():
             try:
                 buffer.close()

@@ -21,6 +21,7 @@ rlimits and no_new_privs, but shares the file system, network and PID namespace:
 then carries `confinement.mechanism = "process"` and a warning. KFORGE_CONFINEMENT=require makes
 that case an error instead."""
 
+import ctypes
 import glob
 import hashlib
 import os
@@ -172,6 +173,7 @@ def seccomp_filter():
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:
                 lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EOPNOTSUPP, number, 0)
+        deny_perf_switches(lib, context)
         read_end, write_end = os.pipe()
         try:
             if lib.seccomp_export_bpf(context, write_end) != 0:
@@ -182,6 +184,27 @@ def seccomp_filter():
         return read_end
     finally:
         lib.seccomp_release(context)
+
+
+# prctl(PR_TASK_PERF_EVENTS_DISABLE / _ENABLE) switches every perf counter attached to the
+# calling process, the judge's operator probes (operator_probes.py) among them
+PERF_SWITCHES = (31, 32)
+
+
+class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+def deny_perf_switches(lib, context):
+    """Refuses (EPERM) the prctl options that switch the judge's counters off."""
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.c_void_p]
+    number = lib.seccomp_syscall_resolve_name(b"prctl")
+    for option in PERF_SWITCHES:
+        compare = _ArgCompare(0, 4, option, 0)  # SCMP_CMP_EQ
+        lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO_EPERM, number, 1,
+                                   ctypes.byref(compare))
 
 
 def build_cache(source_bytes):

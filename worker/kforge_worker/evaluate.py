@@ -732,6 +732,7 @@ class Evaluation:
         self.input_dtypes = [value.dtype for value in first
                              if isinstance(value, self.torch.Tensor)]
         self.policy = policy.describe()
+        self.candidate.watch_operators(policy.ops)
         self.candidate.reply()
         if self.device == "cuda" or self.request.get("time_on_cpu"):
             outputs = output_specs(outputs)  # the outputs themselves freed before calibrating
@@ -1265,6 +1266,15 @@ class Evaluation:
         self.result["side_effects"] = [str(v)[:300] for v in reply["side_effects"]][:40]
         return violations
 
+    def note_operator_probes(self):
+        """The result's record of the kernel-counted operator probes, or the note saying they
+        were off."""
+        watch = self.candidate.operator_watch
+        if watch is not None:
+            self.result["confinement"]["operator_probes"] = watch.describe()
+        elif self.candidate.probe_note:
+            self.result.setdefault("notes", []).append(self.candidate.probe_note)
+
     def left_running(self):
         """Processes the candidate left running after its last call (a detached child, a
         daemon), seen from outside: they die with its sandbox, and they are named."""
@@ -1331,6 +1341,7 @@ class Evaluation:
                 self.result["error_location"] = failure.location
                 self.result["reasons"] += failure.reasons
             if self.candidate is not None and not self.candidate.closed:
+                probed = self.candidate.operator_probe_reasons()  # before its last request
                 try:
                     violations = self.finish()
                 except Failure as failure:
@@ -1338,6 +1349,7 @@ class Evaluation:
                     # a process gone before it (an earlier verdict of ok would stand otherwise)
                     violations = list(failure.reasons) or [
                         f"gave no final report: {failure.message.splitlines()[0]}"]
+                violations = probed + [v for v in violations if v not in probed]
                 if not self.candidate.closed:
                     violations += self.candidate.programs_beside_calls()
                     violations += self.left_running()
@@ -1354,6 +1366,7 @@ class Evaluation:
                     if not line.startswith("USDT:"))[-8000:]
                 self.result["candidate_start_s"] = round(self.candidate.start_s, 3)
                 self.result["candidate_ops_s"] = self.candidate.ops_s
+                self.note_operator_probes()
                 monitor = self.candidate.monitor
                 if monitor is not None:  # seen by the judge, whatever the process reported
                     violations = list(monitor.refused) + [

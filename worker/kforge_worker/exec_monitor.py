@@ -196,6 +196,9 @@ def install(deny=()):
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:
                 lib.seccomp_rule_add(context, 0x00050000 | EPERM, number, 0)
+        if deny:
+            from kforge_worker.confinement import deny_perf_switches
+            deny_perf_switches(lib, context)
         if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
             return None, "seccomp TSYNC is not available"
         # as in bubblewrap's filter (confinement.SCMP_ACT_KILL_PROCESS, where a failure is
@@ -387,6 +390,26 @@ def _code_mapping(pid, address):
             return found
     except (OSError, ValueError, IndexError):
         return None
+
+
+MAP_FIXED = 0x10
+# PyTorch's own libraries: the judge's operator probes (operator_probes.py) are breakpoints in
+# their code, and nothing but the loader (long done when candidate code runs) maps that code
+_TORCH_LIBRARY = re.compile(r"/torch/lib/libtorch\w*\.so$")
+
+
+def _torch_code_reason(pid, name, args):
+    """The candidate process making a page of torch's code executable again (mprotect after
+    rewriting it) or mapping other code over it (mmap MAP_FIXED): the way to take the judge's
+    breakpoints out of its copy of the operators' code."""
+    if name == "mmap" and not args[3] & MAP_FIXED:
+        return None
+    shown = _mapped_file(pid, args[0])
+    if shown is None or not _TORCH_LIBRARY.search(shown):
+        return None
+    how = "mapped other code over" if name == "mmap" else "made executable again"
+    return (f"{how} PyTorch's own code ({os.path.basename(shown)}) in its process (refused; "
+            f"seen by the judge): the judge's operator probes are breakpoints there")
 
 
 def _stack_libraries(found, limit=5):
@@ -737,8 +760,10 @@ class Monitor:
         same place, and nvcc's own LD_LIBRARY_PATH ends with the working directory). The
         candidate process itself maps its compiled kernels from scratch: its own code, watched
         by the rest of the harness."""
-        if not self._candidate_running() or self._candidate_python(pid):
+        if not self._candidate_running():
             return None
+        if self._candidate_python(pid):
+            return _torch_code_reason(pid, name, args)
         if name == "mmap":
             fd = ctypes.c_int(args[4] & 0xFFFFFFFF).value
             if fd < 0:
