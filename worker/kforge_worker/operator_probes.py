@@ -9,16 +9,18 @@ call and redispatch, every dispatch key's registered kernel `wrapper_<Key>_<over
 functions that wrap it, `at::native::X`, `at::cpu::X`, `at::cuda::X`), counted by perf events
 attached to the candidate's process and inherited by every thread it starts. However the
 operator is reached (Python, TorchScript, a C++ extension, the boxed dispatcher) its code runs,
-and the count is kept in the kernel, where the candidate can neither read nor reset it: its
-seccomp filter refuses perf_event_open and prctl(PR_TASK_PERF_EVENTS_DISABLE). Code that rewrites
-the breakpoints out of its own copy of torch's pages is seen at the end: the judge reads them
-back through /proc/<pid>/mem.
+and the count is kept in the kernel, where the candidate can neither read nor reset it (its
+seccomp filter refuses perf_event_open, and prctl(PR_TASK_PERF_EVENTS_DISABLE), which reaches
+only counters the caller owns, is refused too). To escape the count it must take the
+breakpoints out of its copy of torch's code: making a page of it executable again is refused
+by the judge's system-call monitor (exec_monitor), and the judge reads the breakpoints back
+through /proc/<pid>/mem before the verdict.
 
 Only operators the harness never runs in the candidate's process are probed: the heavy ones
 (softmax, convolutions, GEMMs, recurrences, norms, attention) and non-arithmetic math (gelu,
 tanh); its own checks there use arithmetic and reductions (timed_check).
 
-Where the kernel refuses (no uprobe PMU, perf_event_paranoid for a non-root judge, a container's
+Where the kernel refuses (no tracefs, perf_event_paranoid for a non-root judge, a container's
 seccomp profile) the evaluation goes on without the probes and says so in a note."""
 
 import ctypes

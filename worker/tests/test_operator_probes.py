@@ -158,14 +158,13 @@ def test_breakpoints_written_out_of_the_process_code_are_seen(watched):
                for reason in operator_probes.reasons(watch))
 
 
-def test_a_process_can_switch_the_counters_off_which_its_sandbox_refuses(watched):
-    """prctl(PR_TASK_PERF_EVENTS_DISABLE) stops every counter attached to the caller, the
-    judge's too: here, unconfined, it works; the candidate's seccomp filter refuses it
+def test_the_process_cannot_switch_the_judges_counters_off(watched):
+    """prctl(PR_TASK_PERF_EVENTS_DISABLE), documented as switching off every counter attached
+    to the caller, reaches only counters the caller owns (the kernel's perf_event_list): the
+    judge's keep counting. The candidate's seccomp filter refuses it anyway
     (confinement.deny_perf_switches; corpus case a73_perf_events_disable)."""
     _, run = watched
-    assert run("perf_off") == {}
-    from kforge_worker import confinement
-    assert confinement.PERF_SWITCHES == (31, 32)
+    assert run("perf_off").get("wrapper_CPU__softmax") == 1
 
 
 def test_unavailable_probes_say_why(monkeypatch):
