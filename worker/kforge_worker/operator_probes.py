@@ -39,7 +39,6 @@ _BREAKPOINT = {"x86_64": b"\xcc", "aarch64": b"\xa0\x00\x20\xd4"}
 _ATTR_SIZE = 112          # PERF_ATTR_SIZE_VER5
 _INHERIT = 1 << 1         # perf_event_attr.inherit: threads and children started later count
 _PERF_FLAG_FD_CLOEXEC = 1 << 3
-MAX_PROBES = 2000         # functions; past that the operator set is not a kernel's (a bug)
 
 # Namespaces whose functions named as the operator compute it (at::meta only computes shapes)
 _NAMESPACES = ("native", "cpu", "cuda", "compositeexplicitautograd", "compositeimplicitautograd",
@@ -89,69 +88,81 @@ def aten_names(policy_ops):
     return found
 
 
-def _exact_patterns(operators):
-    """One regex for the whole mangled names that are entry points of these operators: the
-    dispatcher's `at::_ops::<op>[_<overload>]::call|redispatch` and `at::<namespace>::<op>`.
-    Identifiers in Itanium-mangled names carry their length, which makes each match exact
-    (`_softmax` does not match `_softmax_backward_data`)."""
-    exact = []
-    for name, overloads in operators.items():
-        for overload in overloads:
-            struct_name = name if overload == "default" else f"{name}_{overload}"
-            for method in (b"4call", b"10redispatch"):
-                exact.append(b"_ZN2at4_ops%d%s%sE" % (len(struct_name), struct_name.encode(),
-                                                      method))
-        for namespace in _NAMESPACES:
-            exact.append(b"_ZN2at%d%s%d%sE" % (len(namespace), namespace.encode(), len(name),
-                                               name.encode()))
-    return re.compile(b"|".join(re.escape(pattern) for pattern in exact))
+def _identifier(strings, position):
+    """The length-prefixed identifier of a mangled name at `position` (its digits), and the
+    offset after it; (None, position) where there is none."""
+    end = position
+    while end < len(strings) and 48 <= strings[end] <= 57:
+        end += 1
+    if end == position:
+        return None, position
+    size = int(strings[position:end])
+    return strings[end:end + size], end + size
 
 
-def _wrapper_forms(operators):
-    """{op: regex} for the rest of a registered kernel's name after `wrapper_<Key>_`: torchgen
-    names them `<overload>_<op>`, `_<op>`, `<op>_out_<overload>` and the like."""
-    forms = {}
-    for name, overloads in operators.items():
-        tokens = "|".join(re.escape(o) for o in overloads if o != "default")
-        forms[name] = re.compile(
-            rf"^(?:(?:{tokens}|)_)?{re.escape(name)}(?:_(?:{tokens + '|' if tokens else ''}out))*$")
-    return forms
+_ENTRY = re.compile(rb"\0_ZN2at(4_ops|" + rb"|".join(
+    b"%d%s" % (len(n), n.encode()) for n in _NAMESPACES) + rb")(?=\d)")
 
 
-def _wrapper_starts(strings, operators):
-    """Start offsets of the symbol names that contain a kernel registered for one of these
-    operators (`wrapper_CPU__softmax`, inside the dispatcher's unboxed and boxed entries too)."""
-    forms = _wrapper_forms(operators)
-    names = [name.encode() for name in operators]
-    verdicts, starts = {}, {}
-    digits = b"0123456789"
-    for match in re.finditer(rb"wrapper_", strings):
-        position = match.start()
-        first = position
-        while first > 0 and strings[first - 1] in digits:
-            first -= 1
-        if first == position:
+def build_index(path):
+    """{key: [file offsets]} of every function in the library that can be an operator's entry
+    point: `ops:<struct>::call|redispatch` (the dispatcher's at::_ops::<op>[_<overload>]),
+    `ns:<namespace>::<op>` (at::native::softmax and the like) and `wrapper:<identifier>` (the
+    kernel a dispatch key registered, `wrapper_CPU__softmax`, with the dispatcher's unboxed and
+    boxed entries into it). Identifiers in Itanium-mangled names carry their length, so every
+    key is exact. Built once per library (a few seconds for libtorch), then cached."""
+    symbols, strings, executable = _elf(path)
+    keys = {}  # name offset -> key
+    for match in _ENTRY.finditer(strings):
+        identifier, after = _identifier(strings, match.end())
+        if identifier is None:
             continue
-        count = strings[first:position]
-        for index in range(len(count)):  # the length prefix may follow other digits
-            identifier = strings[position:position + int(count[index:])]
-            verdict = verdicts.get(identifier)
-            if verdict is None:
-                verdict = False
-                key_end = identifier.find(b"_", len(b"wrapper_"))
-                key = identifier[len(b"wrapper_"):key_end]
-                rest = identifier[key_end + 1:].decode(errors="replace") if key_end > 0 else ""
-                # (a Meta kernel computes shapes, not values)
-                if key != b"Meta" and any(name in identifier for name in names):
-                    verdict = any(form.match(rest) for form in forms.values())
-                verdicts[identifier] = verdict
-            if verdict:
-                start = strings.rfind(b"\0", 0, first) + 1
-                end = strings.index(b"\0", position)
-                if not re.search(rb"D[012]Ev$", strings[start:end]):  # a destructor computes nothing
-                    starts[start] = identifier.decode()
+        if match.group(1) == b"4_ops":
+            method, _ = _identifier(strings, after)
+            if method in (b"call", b"redispatch"):
+                keys[match.start() + 1] = f"ops:{identifier.decode()}::{method.decode()}"
+        elif strings[after:after + 1] == b"E":  # a function of the namespace itself
+            namespace = match.group(1).lstrip(b"0123456789").decode()
+            keys[match.start() + 1] = f"ns:{namespace}::{identifier.decode()}"
+    for match in re.finditer(rb"wrapper_", strings):
+        first = match.start()
+        while first > 0 and 48 <= strings[first - 1] <= 57:
+            first -= 1
+        start = strings.rfind(b"\0", 0, first) + 1
+        if first == match.start() or start in keys:
+            continue
+        digits = strings[first:match.start()]
+        # The length prefix may follow other digits (`_GLOBAL__N_1` then `20wrapper_...`): the
+        # shortest that ends the name's scope (an `E` after it) is the identifier's own
+        for index in reversed(range(len(digits))):
+            size = int(digits[index:])
+            identifier = strings[match.start():match.start() + size]
+            key_end = identifier.find(b"_", len(b"wrapper_"))
+            if key_end < 0 or strings[match.start() + size:match.start() + size + 1] != b"E" \
+                    or not re.fullmatch(rb"wrapper_[A-Za-z0-9]+_\w+", identifier):
+                continue
+            # (a Meta kernel computes shapes, not values; a destructor computes nothing)
+            end = strings.index(b"\0", start)
+            if identifier[len(b"wrapper_"):key_end] != b"Meta" and \
+                    not re.search(rb"D[012]Ev$", strings[start:end]):
+                keys[start] = f"wrapper:{identifier.decode()}"
+            break
+    functions = symbols[np.isin(symbols["name"], np.fromiter(keys, dtype=np.uint32)) &
+                        ((symbols["info"] & 0xF) == 2) & (symbols["shndx"] != 0) &
+                        (symbols["value"] != 0)]
+    index = {}
+    for row in functions:
+        start = int(row["name"])
+        if b".cold" in strings[start:strings.index(b"\0", start)]:
+            continue  # a function's outlined tail: entered only from the function
+        value = int(row["value"])
+        for vaddr, offset, size in executable:
+            if vaddr <= value < vaddr + size:
+                found = index.setdefault(keys[start], [])
+                if value - vaddr + offset not in found:
+                    found.append(value - vaddr + offset)
                 break
-    return starts
+    return index
 
 
 def _elf(path):
@@ -185,82 +196,86 @@ def _elf(path):
     return symbols, strings, executable
 
 
-def _identifiers(text, start):
-    """The length-prefixed identifiers of a mangled name from `start` on, while they last."""
-    parts = []
-    while True:
-        digits = re.match(r"\d+", text[start:])
-        if not digits:
-            return parts
-        start += len(digits.group(0))
-        parts.append(text[start:start + int(digits.group(0))])
-        start += int(digits.group(0))
+def _wrapper_forms(operators):
+    """{op: regex} for the rest of a registered kernel's name after `wrapper_<Key>_`: torchgen
+    names them `<overload>_<op>`, `_<op>`, `<op>_out_<overload>` and the like."""
+    forms = {}
+    for name, overloads in operators.items():
+        tokens = "|".join(re.escape(o) for o in overloads if o != "default")
+        forms[name] = re.compile(
+            rf"^(?:(?:{tokens}|)_)?{re.escape(name)}(?:_(?:{tokens + '|' if tokens else ''}out))*$")
+    return forms
 
 
-def _label(name):
-    """`at::_ops::_softmax::call` for a mangled `_ZN2at...` name."""
-    return "::".join(["at"] + _identifiers(name.decode(errors="replace"), len("_ZN2at")))
-
-
-def resolve(path, operators):
-    """[(file offset, label)] of the functions in the library at `path` that are entry points of
-    `operators` ({aten name: overloads})."""
-    symbols, strings, executable = _elf(path)
-    starts = _wrapper_starts(strings, operators)  # {name offset: label}
-    for match in _exact_patterns(operators).finditer(strings):
-        if strings[match.start() - 1:match.start()] == b"\0":  # a whole symbol, not a suffix
-            starts[match.start()] = None
-    if not starts:
-        return []
-    functions = symbols[np.isin(symbols["name"], np.fromiter(starts, dtype=np.uint32)) &
-                        ((symbols["info"] & 0xF) == 2) & (symbols["shndx"] != 0) &
-                        (symbols["value"] != 0)]
+def resolve(index, operators):
+    """[(file offset, label)] of the indexed functions that are entry points of `operators`
+    ({aten name: overloads})."""
+    wanted = set()
+    for name, overloads in operators.items():
+        for overload in overloads:
+            struct_name = name if overload == "default" else f"{name}_{overload}"
+            wanted |= {f"ops:{struct_name}::call", f"ops:{struct_name}::redispatch"}
+        wanted |= {f"ns:{namespace}::{name}" for namespace in _NAMESPACES}
+    forms = list(_wrapper_forms(operators).values())
     found = {}
-    for row in functions:
-        start = int(row["name"])
-        name = strings[start:strings.index(b"\0", start)]
-        if b".cold" in name:  # a function's outlined tail: entered only from the function
+    for key, offsets in index.items():
+        if key.startswith("wrapper:"):
+            rest = key.split("_", 2)[-1] if key.count("_") >= 2 else ""
+            if not any(form.match(rest) for form in forms):
+                continue
+            label = key[len("wrapper:"):]
+        elif key in wanted:
+            kind, _, rest = key.partition(":")
+            label = f"at::_ops::{rest}" if kind == "ops" else f"at::{rest}"
+        else:
             continue
-        value = int(row["value"])
-        for vaddr, offset, size in executable:
-            if vaddr <= value < vaddr + size:
-                found.setdefault(value - vaddr + offset, starts[start] or _label(name))
-                break
+        for offset in offsets:
+            found.setdefault(offset, label)
     return sorted(found.items())
 
 
-def _cache_path(libraries, operators):
-    key = hashlib.sha256(json.dumps([[(path, os.stat(path).st_ino, os.stat(path).st_size,
-                                       os.stat(path).st_mtime_ns) for path in libraries],
-                                     operators], sort_keys=True).encode()).hexdigest()[:24]
-    root = os.environ.get("KFORGE_PROBE_CACHE") or os.path.join(
+def _cache_root():
+    return os.environ.get("KFORGE_PROBE_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kforge", "probes")
-    return os.path.join(root, f"{key}.json")
+
+
+INDEX_VERSION = 2  # of build_index's output: a new one invalidates the cached indexes
+
+
+def library_index(path):
+    """build_index, cached under the library's identity (inode, size, modification time)."""
+    info = os.stat(path)
+    identity = f"{path}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{INDEX_VERSION}"
+    key = hashlib.sha256(identity.encode())
+    cache = os.path.join(_cache_root(), f"{key.hexdigest()[:24]}.json")
+    if cache in _indexes:
+        return _indexes[cache]
+    try:
+        with open(cache) as handle:
+            index = json.load(handle)
+    except (OSError, ValueError):
+        index = build_index(path)
+        try:
+            os.makedirs(os.path.dirname(cache), exist_ok=True)
+            with open(f"{cache}.{os.getpid()}", "w") as handle:
+                json.dump(index, handle)
+            os.replace(f"{cache}.{os.getpid()}", cache)
+        except OSError:
+            pass
+    _indexes[cache] = index
+    return index
+
+
+_indexes = {}  # cache path -> index, for this worker's lifetime
 
 
 def probes_for(policy_ops):
-    """{library path: [(file offset, label)]} for the policy's operators, from a cache keyed by
-    the libraries' identities (reading libtorch's symbol table takes ~0.5 s)."""
+    """{library path: [(file offset, label)]} for the policy's operators."""
     operators = aten_names(policy_ops)
     if not operators:
         return {}
-    libraries = _libraries()
-    cache = _cache_path(libraries, operators)
-    try:
-        with open(cache) as handle:
-            return {path: [tuple(p) for p in found] for path, found in json.load(handle).items()}
-    except (OSError, ValueError):
-        pass
-    found = {path: resolve(path, operators) for path in libraries}
-    found = {path: probes for path, probes in found.items() if probes}
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        with open(cache + ".tmp", "w") as handle:
-            json.dump(found, handle)
-        os.replace(cache + ".tmp", cache)
-    except OSError:
-        pass
-    return found
+    found = {path: resolve(library_index(path), operators) for path in _libraries()}
+    return {path: probes for path, probes in found.items() if probes}
 
 
 _TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")

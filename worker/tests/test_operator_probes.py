@@ -84,7 +84,7 @@ def test_the_probes_name_the_operators_entry_points_exactly():
     probes are its own: `_softmax` picks no `_softmax_backward_data`, no Meta (shape) kernel."""
     library = operator_probes._libraries()[0]
     names = {label for _, label in operator_probes.resolve(
-        library, operator_probes.aten_names({"softmax"}))}
+        operator_probes.library_index(library), operator_probes.aten_names({"softmax"}))}
     for expected in ("at::_ops::_softmax::call", "at::_ops::_softmax::redispatch",
                      "at::_ops::softmax_int::call", "wrapper_CPU__softmax", "at::cpu::_softmax",
                      "at::native::softmax", "wrapper_CompositeImplicitAutograd_int_softmax"):
