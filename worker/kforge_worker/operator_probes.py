@@ -405,8 +405,9 @@ class Watch:
         fd = self._syscall(self._number, buffer, tid, -1, -1, _PERF_FLAG_FD_CLOEXEC)
         if fd < 0:
             error = ctypes.get_errno()
-            raise Unavailable(f"perf_event_open refused a uprobe ({os.strerror(error)}): "
-                              f"{'not permitted here (perf_event_paranoid, a container)' if error in (1, 13) else 'the kernel refused it'}")
+            why = "not permitted here (perf_event_paranoid, a container)" if error in (1, 13) \
+                else "the kernel refused it"
+            raise Unavailable(f"perf_event_open refused a uprobe ({os.strerror(error)}): {why}")
         return fd
 
     def _threads(self):
