@@ -1343,4 +1343,28 @@ EOP
   grep -E "phases|checked calls" "$OUT/harness_s28d.txt" | cut -c1-200
 }
 
+# Session 29: the operator probes (operator_probes.py) on a GPU: tracefs and perf events there,
+# the unit tests, the redispatch cases (a73_cuda_redispatch_timed is the GPU's open a59 case),
+# their cost on the warm overhead, and the library unchanged.
+section_s29_probes() {
+  step "tracefs and perf events"
+  ls /sys/kernel/tracing/uprobe_events 2>&1; cat /proc/sys/kernel/perf_event_paranoid
+  timeout 200 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_operator_probes.py 2>&1 | tail -n 3
+  step "the probed functions of libtorch_cuda.so for softmax and GRU"
+  PYTHONPATH=worker "$KFORGE_PYTHON" - <<'EOP'
+import time
+from kforge_worker import operator_probes as p, trust_ops as t
+for ops in (t.family("softmax"), t.family("gru")):
+    began = time.monotonic()
+    found = p.probes_for(p.probed_operators(ops))
+    print({path.rsplit("/", 1)[-1]: len(v) for path, v in found.items()},
+          f"{time.monotonic() - began:.2f} s")
+EOP
+  step "the redispatch cases and the a72/a73 cases on the GPU"
+  timeout 240 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
+    --only a73 a59_redispatch a59_op_dk a72 a07 2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  warm_overhead harness_s29 14
+  section_s25_final
+}
+
 for section in "$@"; do "section_$section"; done
