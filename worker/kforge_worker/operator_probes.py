@@ -379,6 +379,7 @@ class Watch:
         self.baseline = None
         self.threads = 0
         self.events = 0
+        self.breakpoints_checked = 0
         machine = platform.machine()
         if machine not in _PERF_EVENT_OPEN:
             raise Unavailable(f"no perf_event_open number known for {machine}")
@@ -476,7 +477,7 @@ class Watch:
                 maps = handle.read().splitlines()
             memory = os.open(f"/proc/{self.pid}/mem", os.O_RDONLY)
         except OSError:
-            return []
+            return []  # (describe() shows no breakpoint checked)
         missing = []
         try:
             inodes = {path: os.stat(path).st_ino for path in self.probes}
@@ -500,11 +501,13 @@ class Watch:
                         missing.append(label)
         finally:
             os.close(memory)
+        self.breakpoints_checked = sum(len(found) for found in self.probes.values())
         return missing
 
     def describe(self):
         return {"functions": sum(len(found) for found in self.probes.values()),
-                "threads": self.threads, "perf_events": self.events}
+                "threads": self.threads, "perf_events": self.events,
+                "breakpoints_checked": self.breakpoints_checked}
 
     def close(self):
         for fd, _, _, _ in self.fds:
