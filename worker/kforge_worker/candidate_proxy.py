@@ -388,7 +388,7 @@ class CandidateProcess:
         try:
             self.operator_probes = operator_probes.probes_for(
                 operator_probes.probed_operators(policy_ops))
-        except operator_probes.Unavailable as why:
+        except (operator_probes.Unavailable, OSError, ValueError) as why:
             self.probe_note = f"operator probes off: {why}"
 
     def _attach_probes(self):
@@ -397,7 +397,10 @@ class CandidateProcess:
         try:
             self.operator_watch = operator_probes.Watch(self.host_pid(), probes)
             self.operator_watch.start()
-        except operator_probes.Unavailable as why:
+        except (operator_probes.Unavailable, OSError) as why:
+            if self.operator_watch is not None:
+                self.operator_watch.close()
+                self.operator_watch = None
             self.probe_note = f"operator probes off: {why}"
 
     def operator_probe_reasons(self):
@@ -405,7 +408,12 @@ class CandidateProcess:
         from kforge_worker import operator_probes
         if self.operator_watch is None:
             return []
-        return operator_probes.reasons(self.operator_watch)
+        try:
+            return operator_probes.reasons(self.operator_watch)
+        except OSError as error:  # the counters unreadable: the in-process policy still stands
+            self.probe_note = f"operator probes unread: {error}"
+            self.operator_watch = None
+            return []
 
     def running_programs(self):
         """The live programs of the candidate's tree besides the candidate process (zombies and
