@@ -102,6 +102,11 @@ def _identifier(strings, position):
 
 _ENTRY = re.compile(rb"\0_ZN2at(4_ops|" + rb"|".join(
     b"%d%s" % (len(n), n.encode()) for n in _NAMESPACES) + rb")(?=\d)")
+# The kernels a DispatchStub points at (`softmax_lastdim_kernel_impl`, `GeluKernelImpl`): in an
+# anonymous namespace of at::native, or one per CPU capability. A C++ extension reaches them
+# through the stub's exported pointers (blind red team, session 29)
+_STUB_KERNEL = re.compile(rb"\0_ZN2at6native(?:(?:7DEFAULT|4AVX2|6AVX512|8ZVECTOR|4VSX|4SVE|"
+                          rb"6SVE256|4NEON)(?:12_GLOBAL__N_1)?|12_GLOBAL__N_1)(?=\d)")
 
 
 def build_index(path):
@@ -124,6 +129,14 @@ def build_index(path):
         elif strings[after:after + 1] == b"E":  # a function of the namespace itself
             namespace = match.group(1).lstrip(b"0123456789").decode()
             keys[match.start() + 1] = f"ns:{namespace}::{identifier.decode()}"
+        elif identifier.startswith(b"structured_") and \
+                _identifier(strings, after)[0] == b"impl":  # a structured kernel's computation
+            keys[match.start() + 1] = f"impl:{identifier.decode()}"
+    for match in _STUB_KERNEL.finditer(strings):
+        identifier, after = _identifier(strings, match.end())
+        if identifier is not None and strings[after:after + 1] == b"E" and \
+                re.search(rb"(_kernel(_impl)?|Kernel(Impl)?)$", identifier):
+            keys[match.start() + 1] = f"stub:{identifier.decode()}"
     for match in re.finditer(rb"wrapper_", strings):
         first = match.start()
         while first > 0 and 48 <= strings[first - 1] <= 57:
@@ -207,9 +220,26 @@ def _wrapper_forms(operators):
     return forms
 
 
+def _kernel_forms(operators):
+    """Regexes for the names of the code that computes these operators below the dispatcher:
+    structured kernels' classes (`structured_softmax_cpu_out`) and the kernels behind dispatch
+    stubs (`softmax_lastdim_kernel_impl`, `GeluKernelImpl`)."""
+    forms = []
+    for name in operators:
+        base = name.strip("_")
+        camel = "".join(part.capitalize() for part in base.split("_"))
+        forms.append(re.compile(rf"^impl:structured_{re.escape(base)}(?:_(?:cpu|cuda|out))*$"))
+        # (a forward operator's probes name no backward kernel: `softmax_backward_kernel_impl`)
+        forward = "" if "backward" in base else "(?!.*[Bb]ackward)"
+        forms.append(re.compile(rf"^stub:{forward}(?:{re.escape(base)}(?:_[a-z0-9]+)*_kernel"
+                                rf"(?:_impl)?|{re.escape(camel)}[A-Za-z0-9]*Kernel(?:Impl)?)$"))
+    return forms
+
+
 def resolve(index, operators):
     """[(file offset, label)] of the indexed functions that are entry points of `operators`
     ({aten name: overloads})."""
+    kernels = _kernel_forms(operators)
     wanted = set()
     for name, overloads in operators.items():
         for overload in overloads:
@@ -227,6 +257,9 @@ def resolve(index, operators):
         elif key in wanted:
             kind, _, rest = key.partition(":")
             label = f"at::_ops::{rest}" if kind == "ops" else f"at::{rest}"
+        elif key.startswith(("impl:", "stub:")) and any(form.match(key) for form in kernels):
+            kind, _, rest = key.partition(":")
+            label = f"at::native::{rest}::impl" if kind == "impl" else f"at::native::{rest}"
         else:
             continue
         for offset in offsets:
@@ -239,7 +272,7 @@ def _cache_root():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kforge", "probes")
 
 
-INDEX_VERSION = 2  # of build_index's output: a new one invalidates the cached indexes
+INDEX_VERSION = 3  # of build_index's output: a new one invalidates the cached indexes
 
 
 def library_index(path):

@@ -28,6 +28,7 @@ only through copies the profiler records."""
 import bisect
 import contextlib
 import ctypes
+import functools
 import gc
 import numbers
 import os
@@ -120,6 +121,38 @@ def _storages(values):
             yield from _storages([item.base])  # a Triton TensorDescriptor
 
 
+# Methods through which Triton reads a kernel argument's memory: an argument whose class
+# provides its own runs candidate code inside the launch (the red team's duck-typed slot wrote
+# the answer from `untyped_storage()` while the interpreter copied the arguments back)
+_TENSOR_METHODS = ("untyped_storage", "data_ptr", "storage_offset", "stride", "size",
+                   "new_empty", "element_size", "numel", "dim")
+
+
+@functools.lru_cache(maxsize=None)
+def _triton_argument_types():
+    found = []
+    try:
+        from triton.runtime.jit import TensorWrapper  # triton.reinterpret's view
+        found.append(TensorWrapper)
+    except ImportError:
+        pass
+    try:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        found.append(TensorDescriptor)
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+def _plain_argument(item):
+    """A kernel argument whose memory methods are torch's or Triton's own."""
+    cls = type(item)
+    if isinstance(item, torch.Tensor):
+        return all(getattr(cls, name, None) is getattr(torch.Tensor, name)
+                   for name in _TENSOR_METHODS)
+    return cls in _triton_argument_types()
+
+
 def _readable_ranges():
     """The process's readable mappings, sorted and merged: [(start, end)]."""
     ranges = []
@@ -154,6 +187,7 @@ class Provenance:
         self.beside = []          # launches that began or ended with another program running
         self.tampered = {}        # storage key -> where the change was found
         self.stray_loads = set()  # kernels that loaded memory outside their tensor arguments
+        self.impostors = set()    # "kernel (class)": arguments that only act as tensors
         self.element_reads = 0
         self.element_writes = 0
         self.kernel_numbers = set()  # distinct Python numbers handed to kernels
@@ -219,6 +253,8 @@ class Provenance:
         # (blind red team, session 11)
         self.launches += 1
         for item in tree_flatten(arguments)[0]:
+            if hasattr(item, "data_ptr") and not _plain_argument(item):
+                self.impostors.add(f"{name} ({type(item).__qualname__})")
             if isinstance(item, numbers.Number) and not isinstance(item, bool):
                 self.kernel_numbers.add(item)
             elif isinstance(item, torch.Tensor) and item.device.type == "cpu":
@@ -291,6 +327,11 @@ class Provenance:
             reasons.append(f"launched its kernels while a program it started was still running: "
                            f"{'; '.join(self.beside)}: a program can write what a kernel reads "
                            f"while it runs")
+        if self.impostors:
+            reasons.append(f"passed its kernel an object that only acts as a tensor: "
+                           f"{', '.join(sorted(self.impostors)[:3])}: the interpreter runs its "
+                           f"methods inside the launch, where what they write is credited to "
+                           f"the kernel (blind red team, session 29)")
         if self.stray_loads:
             reasons.append(f"its kernel {', '.join(sorted(self.stray_loads))} loaded memory "
                            f"outside its tensor arguments (a raw address)")

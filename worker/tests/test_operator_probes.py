@@ -80,14 +80,18 @@ def probes_or_skip():
 
 def test_the_probes_name_the_operators_entry_points_exactly():
     """Every way in: the dispatcher's call and redispatch, each dispatch key's registered
-    kernel, at::native and at::cpu. Mangled names carry identifiers' lengths, so an operator's
+    kernel, at::native and at::cpu, structured kernels and the kernels behind dispatch stubs. Mangled names carry identifiers' lengths, so an operator's
     probes are its own: `_softmax` picks no `_softmax_backward_data`, no Meta (shape) kernel."""
     library = operator_probes._libraries()[0]
     names = {label for _, label in operator_probes.resolve(
         operator_probes.library_index(library), operator_probes.aten_names({"softmax"}))}
     for expected in ("at::_ops::_softmax::call", "at::_ops::_softmax::redispatch",
                      "at::_ops::softmax_int::call", "wrapper_CPU__softmax", "at::cpu::_softmax",
-                     "at::native::softmax", "wrapper_CompositeImplicitAutograd_int_softmax"):
+                     "at::native::softmax", "wrapper_CompositeImplicitAutograd_int_softmax",
+                     # below the dispatcher: a structured kernel's computation, and the kernel
+                     # a DispatchStub points at (both reached from C++: a74, red team s29)
+                     "at::native::structured_softmax_cpu_out::impl",
+                     "at::native::softmax_lastdim_kernel_impl"):
         assert expected in names, (expected, sorted(names))
     assert not any("backward" in name or "log_softmax" in name or "Meta" in name
                    for name in names), sorted(names)
