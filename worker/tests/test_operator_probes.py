@@ -79,14 +79,13 @@ def probes_or_skip():
 
 
 def test_the_probes_name_the_operators_entry_points_exactly():
-    """Every way in: the dispatcher's call and redispatch, each dispatch key's registered
-    kernel, at::native and at::cpu, structured kernels and the kernels behind dispatch stubs. Mangled names carry identifiers' lengths, so an operator's
+    """Every way in: each dispatch key's registered kernel (whichever way the dispatcher was
+    entered), at::native and at::cpu, structured kernels and the kernels behind dispatch stubs. Mangled names carry identifiers' lengths, so an operator's
     probes are its own: `_softmax` picks no `_softmax_backward_data`, no Meta (shape) kernel."""
     library = operator_probes._libraries()[0]
     names = {label for _, label in operator_probes.resolve(
         operator_probes.library_index(library), operator_probes.aten_names({"softmax"}))}
-    for expected in ("at::_ops::_softmax::call", "at::_ops::_softmax::redispatch",
-                     "at::_ops::softmax_int::call", "wrapper_CPU__softmax", "at::cpu::_softmax",
+    for expected in ("wrapper_CPU__softmax", "at::cpu::_softmax",
                      "at::native::softmax", "wrapper_CompositeImplicitAutograd_int_softmax",
                      # below the dispatcher: a structured kernel's computation, and the kernel
                      # a DispatchStub points at (both reached from C++: a74, red team s29)
@@ -146,7 +145,7 @@ def test_the_kernel_counts_every_way_into_the_operator(watched):
         assert counted.get("wrapper_CPU__softmax") == 1, (how, counted)
     assert watch.entries().get("wrapper_CPU__softmax") == 7
     assert operator_probes.reasons(watch)[0].startswith(
-        "ran PyTorch's own code for the operator it replaces: wrapper_CPU__softmax x7")
+        "ran PyTorch's own code for the operator it replaces: ")
     assert watch.breakpoints_missing() == []
 
 
@@ -157,7 +156,7 @@ def test_breakpoints_written_out_of_the_process_code_are_seen(watched):
     run("unpatch")
     assert "wrapper_CPU__softmax" not in run("plain")
     missing = watch.breakpoints_missing()
-    assert "wrapper_CPU__softmax" in missing and "at::_ops::_softmax::call" in missing
+    assert "wrapper_CPU__softmax" in missing and len(missing) > 10  # (an mprotect may set some again)
     assert any("the judge's breakpoints are gone" in reason
                for reason in operator_probes.reasons(watch))
 
