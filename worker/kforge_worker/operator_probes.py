@@ -341,30 +341,36 @@ def _define(root, wanted):
     worker under the group kforge_<pid> (left-over groups of workers that are gone removed)."""
     global _group
     if _group is None:
-        _group = f"kforge_{os.getpid()}"
+        owner = _anchor[3] if _anchor is not None else os.getpid()
+        _group = f"kforge_{owner}"
         _remove_stale(root)
-        import atexit
-        atexit.register(_remove_own, root)
-    missing = [key for key in wanted if key not in _events]
-    if missing:
-        lines = []
-        for index, (path, offset) in enumerate(missing, start=len(_events)):
-            if any(c.isspace() for c in path):
-                raise Unavailable(f"the library path has white space in it: {path!r}")
-            lines.append(f"p:{_group}/p{index} {path}:0x{offset:x}\n")
-        try:
-            _write_lines(root, lines)
-        except OSError as error:
-            raise Unavailable(f"the kernel refused a uprobe definition ({error.strerror})") \
-                from None
-        for index, key in enumerate(missing, start=len(_events)):
-            with open(os.path.join(root, "events", _group, f"p{index}", "id")) as handle:
-                _events[key] = int(handle.read())
-        _hold([_events[key] for key in missing])
+        if owner == os.getpid():
+            import atexit
+            atexit.register(_remove_own, root)
+    new = []
+    for path, offset in wanted:
+        if (path, offset) in _events:
+            continue
+        if any(c.isspace() for c in path):
+            raise Unavailable(f"the library path has white space in it: {path!r}")
+        # named by what it probes: another evaluation of this worker finds it defined
+        name = "p" + hashlib.sha1(f"{path}:{offset}".encode()).hexdigest()[:16]
+        folder = os.path.join(root, "events", _group, name)
+        if not os.path.exists(folder):
+            try:
+                _write_lines(root, [f"p:{_group}/{name} {path}:0x{offset:x}\n"])
+            except OSError as error:
+                if not os.path.exists(folder):
+                    raise Unavailable(f"the kernel refused a uprobe definition "
+                                      f"({error.strerror})") from None
+            new.append((path, offset))
+        with open(os.path.join(folder, "id")) as handle:
+            _events[(path, offset)] = int(handle.read())
+    _hold([_events[key] for key in new])
     return [_events[key] for key in wanted]
 
 
-# A helper process of the judge's that holds one counter on itself for every probe defined, for
+# A helper process of the worker's that holds one counter on itself for every probe defined, for
 # the worker's lifetime. It maps no libtorch, so no breakpoint is ever set in it; but while it
 # holds them the uprobes stay registered, and a candidate's counters are opened and closed
 # without registering and unregistering them in the kernel, which synchronises and took ~80 ms
@@ -385,25 +391,62 @@ for line in sys.stdin:
             held.append(fd)
     print(len(held), flush=True)
 """
-_anchor = None
+_anchor = None  # (process, its stdin, its stdout, the worker's pid), inherited by evaluations
 
 
-def _hold(ids):
-    """Has the anchor process hold a counter on each of these trace events (best effort: without
-    it the probes work, only more slowly)."""
+def start_anchor():
+    """In the worker, before it forks an evaluation (sandbox.run_request): the helper process,
+    once per worker. Evaluations inherit its pipes (anchor_fds) and the worker's group of probe
+    definitions, so what one evaluation defined the next finds registered."""
     global _anchor
     import subprocess
     import sys
+    if _anchor is not None and _anchor[3] == os.getpid() and _anchor[0].poll() is None:
+        return
     try:
-        if _anchor is None or _anchor.poll() is not None:
-            _anchor = subprocess.Popen(
-                [sys.executable, "-S", "-c", _ANCHOR_SOURCE,
-                 str(_PERF_EVENT_OPEN[platform.machine()]), str(os.getpid())],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, close_fds=True)
-        _anchor.stdin.write(" ".join(str(i) for i in ids) + "\n")
-        _anchor.stdin.flush()
-        _anchor.stdout.readline()  # (its counters are open: the probes stay registered)
-    except (OSError, KeyError, ValueError):
+        process = subprocess.Popen(
+            [sys.executable, "-S", "-c", _ANCHOR_SOURCE,
+             str(_PERF_EVENT_OPEN[platform.machine()]), str(os.getpid())],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+        _anchor = (process, process.stdin.fileno(), process.stdout.fileno(), os.getpid())
+    except (OSError, KeyError):
+        _anchor = None
+        return
+    # a helper started again (the last one died) holds what the worker defined before
+    for root in _TRACEFS:
+        folder = os.path.join(root, "events", f"kforge_{os.getpid()}")
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        ids = []
+        for name in names:
+            try:
+                with open(os.path.join(folder, name, "id")) as handle:
+                    ids.append(int(handle.read()))
+            except (OSError, ValueError):
+                pass
+        _hold(ids)
+        break
+
+
+def anchor_fds():
+    """The descriptors an evaluation child keeps to talk to the helper."""
+    return (_anchor[1], _anchor[2]) if _anchor is not None else ()
+
+
+def _hold(ids):
+    """Has the helper hold a counter on each of these trace events (best effort: without it the
+    probes work, only more slowly)."""
+    if _anchor is None or not ids:
+        return
+    try:
+        os.write(_anchor[1], (" ".join(str(i) for i in ids) + "\n").encode())
+        while True:  # (its counters are open once it answers)
+            answer = os.read(_anchor[2], 4096)
+            if not answer or answer.endswith(b"\n"):
+                break
+    except OSError:
         pass
 
 

@@ -211,6 +211,10 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
                            "initialised CUDA (a worker bug: only children may touch the GPU)")
     timeout_s = float(timeout_s or 300.0)
     memory_limit = float(host_memory_gb or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
+    # the operator probes' helper: started here, so that it outlives every evaluation
+    from kforge_worker import operator_probes
+    operator_probes.start_anchor()
+    keep_fds = tuple(keep_fds) + operator_probes.anchor_fds()
     # The child works in its scratch directory: relative paths are resolved against ours.
     request = {**request, "_cwd": os.getcwd()}
     scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")

@@ -70,6 +70,7 @@ CHILD = textwrap.dedent("""
 
 
 def probes_or_skip():
+    operator_probes.start_anchor()  # (as the worker does before an evaluation)
     probes = operator_probes.probes_for(SOFTMAX)
     try:
         operator_probes._tracefs()
