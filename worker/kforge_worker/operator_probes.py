@@ -4,9 +4,9 @@ The operator policy's other observations (trust_ops' recorders, the profiler) ar
 candidate's process, and code there that attacks its own interpreter can silence them: a
 redispatch below the profiler (a59_redispatch_timed), a kernel called for one dispatch key
 (a59_op_dk_timed), native code. Here the judge asks the kernel instead: one uprobe per entry
-point of ATen's code for each operator the candidate replaces (the dispatcher's `at::_ops::X`
-call and redispatch, every dispatch key's registered kernel `wrapper_<Key>_<overload>_X` and the
-functions that wrap it, `at::native::X`, `at::cpu::X`, `at::cuda::X`), counted by perf events
+point of ATen's code for each operator the candidate replaces (every dispatch key's registered
+kernel `wrapper_<Key>_<overload>_X` and the dispatcher's entries into it, `at::native::X`,
+`at::cpu::X`, `at::cuda::X`, structured kernels and stub kernels), counted by perf events
 attached to the candidate's process and inherited by every thread it starts. However the
 operator is reached (Python, TorchScript, a C++ extension, the boxed dispatcher) its code runs,
 and the count is kept in the kernel, where the candidate can neither read nor reset it (its
@@ -40,12 +40,8 @@ _ATTR_SIZE = 112          # PERF_ATTR_SIZE_VER5
 _INHERIT = 1 << 1         # perf_event_attr.inherit: threads and children started later count
 _PERF_FLAG_FD_CLOEXEC = 1 << 3
 
-# Namespaces whose functions named as the operator compute it (at::meta only computes shapes)
-_NAMESPACES = ("native", "cpu", "cuda", "compositeexplicitautograd", "compositeimplicitautograd",
-               "compositeexplicitautogradnonfunctional")
-
-
-# The namespaces of functions that compute (the composite ones call into these)
+# The namespaces whose functions named as the operator compute it (the composite ones call
+# into these; at::meta only computes shapes)
 _COMPUTING = ("native", "cpu", "cuda")
 
 
@@ -104,8 +100,8 @@ def _identifier(strings, position):
     return strings[end:end + size], end + size
 
 
-_ENTRY = re.compile(rb"\0_ZN2at(4_ops|" + rb"|".join(
-    b"%d%s" % (len(n), n.encode()) for n in _NAMESPACES) + rb")(?=\d)")
+_ENTRY = re.compile(rb"\0_ZN2at(" + rb"|".join(
+    b"%d%s" % (len(n), n.encode()) for n in _COMPUTING) + rb")(?=\d)")
 # The kernels a DispatchStub points at (`softmax_lastdim_kernel_impl`, `GeluKernelImpl`): in an
 # anonymous namespace of at::native, or one per CPU capability. A C++ extension reaches them
 # through the stub's exported pointers (blind red team, session 29)
@@ -115,8 +111,8 @@ _STUB_KERNEL = re.compile(rb"\0_ZN2at6native(?:(?:7DEFAULT|4AVX2|6AVX512|8ZVECTO
 
 def build_index(path):
     """{key: [file offsets]} of every function in the library that can be an operator's entry
-    point: `ops:<struct>::call|redispatch` (the dispatcher's at::_ops::<op>[_<overload>]),
-    `ns:<namespace>::<op>` (at::native::softmax and the like) and `wrapper:<identifier>` (the
+    point: `ns:<namespace>::<op>` (at::native::softmax and the like), `impl:` and `stub:`
+    (structured kernels, the kernels behind dispatch stubs) and `wrapper:<identifier>` (the
     kernel a dispatch key registered, `wrapper_CPU__softmax`, with the dispatcher's unboxed and
     boxed entries into it). Identifiers in Itanium-mangled names carry their length, so every
     key is exact. Built once per library (a few seconds for libtorch), then cached."""
@@ -126,11 +122,7 @@ def build_index(path):
         identifier, after = _identifier(strings, match.end())
         if identifier is None:
             continue
-        if match.group(1) == b"4_ops":
-            method, _ = _identifier(strings, after)
-            if method in (b"call", b"redispatch"):
-                keys[match.start() + 1] = f"ops:{identifier.decode()}::{method.decode()}"
-        elif strings[after:after + 1] == b"E":  # a function of the namespace itself
+        if strings[after:after + 1] == b"E":  # a function of the namespace itself
             namespace = match.group(1).lstrip(b"0123456789").decode()
             keys[match.start() + 1] = f"ns:{namespace}::{identifier.decode()}"
         elif identifier.startswith(b"structured_") and \
@@ -258,8 +250,7 @@ def resolve(index, operators):
                 continue
             label = key[len("wrapper:"):]
         elif key in wanted:
-            kind, _, rest = key.partition(":")
-            label = f"at::_ops::{rest}" if kind == "ops" else f"at::{rest}"
+            label = f"at::{key.partition(':')[2]}"
         elif key.startswith(("impl:", "stub:")) and any(form.match(key) for form in kernels):
             kind, _, rest = key.partition(":")
             label = f"at::native::{rest}::impl" if kind == "impl" else f"at::native::{rest}"
@@ -275,7 +266,7 @@ def _cache_root():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kforge", "probes")
 
 
-INDEX_VERSION = 3  # of build_index's output: a new one invalidates the cached indexes
+INDEX_VERSION = 4  # of build_index's output: a new one invalidates the cached indexes
 
 
 def library_index(path):
