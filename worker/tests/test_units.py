@@ -11,7 +11,7 @@ import time
 import pytest
 import torch
 
-from kforge_worker import sandbox
+from kforge_worker import operator_probes, sandbox
 from kforge_worker.correctness import Comparison, base_tolerance
 from kforge_worker.errors import describe, trim
 from kforge_worker.task_loader import (LoadError, alternative_overrides, load_candidate,
@@ -514,7 +514,12 @@ def test_sandbox_child_keeps_only_its_own_descriptors():
         os.close(spare)
     fds = outcome.result["fds"]
     assert fds[:3] == [0, 1, 2]
-    assert len(fds) == 5  # and the result pipe, and the descriptor listdir itself holds
+    assert spare not in fds
+    # the operator probes' helper pipes (started with the worker's first evaluation) are kept on
+    # purpose; besides them only the result pipe and the descriptor listdir itself holds
+    helper = set(operator_probes.anchor_fds())
+    assert helper <= set(fds)
+    assert len(set(fds) - helper) == 5
 
 
 def test_own_kernel_classification():
