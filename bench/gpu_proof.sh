@@ -1367,4 +1367,24 @@ EOP
   section_s25_final
 }
 
+section_s30_vendor() {
+  step "the vendor libraries found and their probes for a dense and a recurrent task"
+  PYTHONPATH=worker "$KFORGE_PYTHON" - <<'EOP'
+import time
+import torch
+from kforge_worker import operator_probes as p
+torch.zeros(1, device="cuda") @ torch.zeros(1, device="cuda")
+began = time.monotonic()
+print([path.rsplit("/", 1)[-1] for path in p.vendor_libraries()])
+for dense, recurrent in ((True, False), (False, True)):
+    found = p.vendor_probes(dense, recurrent)
+    print(f"dense={dense} recurrent={recurrent}",
+          {path.rsplit("/", 1)[-1]: len(v) for path, v in found.items()})
+print(f"{time.monotonic() - began:.2f} s (indexes built or read from the cache)")
+EOP
+  step "cuBLAS through ctypes, the dense and GEMM cases, the controls"
+  timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all \
+    --only a75 a41 a43_gemm a46_gemm a07 tests 2>&1 | grep -E '^(attack|legit|total)' | cut -c1-230
+}
+
 for section in "$@"; do "section_$section"; done

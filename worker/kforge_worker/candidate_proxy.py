@@ -381,13 +381,15 @@ class CandidateProcess:
 
     # ---- the operators it replaces, counted by the kernel ----------------------------------
 
-    def watch_operators(self, policy_ops):
-        """Chooses the probes for the policy's operators (operator_probes.probes_for); they are
+    def watch_operators(self, policy):
+        """Chooses the probes for the policy's operators (operator_probes.probes_for) and, for a
+        dense or recurrent task, the vendor libraries' entry points (vendor_probes); they are
         attached at the first forward request. Where the kernel offers no probes, a note."""
         from kforge_worker import operator_probes
         try:
-            self.operator_probes = operator_probes.probes_for(
-                operator_probes.probed_operators(policy_ops))
+            self.operator_probes = operator_probes.merged(
+                operator_probes.probes_for(operator_probes.probed_operators(policy.ops)),
+                operator_probes.vendor_probes(policy.dense, policy.recurrent))
         except (operator_probes.Unavailable, OSError, ValueError) as why:
             self.probe_note = f"operator probes off: {why}"
 

@@ -732,7 +732,7 @@ class Evaluation:
         self.input_dtypes = [value.dtype for value in first
                              if isinstance(value, self.torch.Tensor)]
         self.policy = policy.describe()
-        self.candidate.watch_operators(policy.ops)
+        self.candidate.watch_operators(policy)
         self.candidate.reply()
         if self.device == "cuda" or self.request.get("time_on_cpu"):
             outputs = output_specs(outputs)  # the outputs themselves freed before calibrating

@@ -393,17 +393,54 @@ def _code_mapping(pid, address):
 
 
 MAP_FIXED = 0x10
-# PyTorch's own libraries: the judge's operator probes (operator_probes.py) are breakpoints in
-# their code, and nothing but the loader (long done when candidate code runs) maps that code
-_TORCH_LIBRARY = re.compile(r"/torch/lib/libtorch\w*\.so$")
+# PyTorch's own libraries and the vendors' (cuBLAS, cuDNN): the judge's operator probes
+# (operator_probes.py) are breakpoints in their code, and nothing but the loader (long done when
+# candidate code runs, or loading a library the first time) maps that code
+_TORCH_LIBRARY = re.compile(r"/torch/lib/libtorch\w*\.so$|"
+                            r"/lib(?:cublas|cublasLt|cudnn\w*)\.so[.\d]*$")
+# A library by one of those names, wherever it lies
+_WATCHED_NAME = re.compile(r"/lib(?:torch\w*|cublas\w*|cudnn\w*|mkl\w*)\.so[.\d]*$")
+
+
+def _second_copy_reason(pid, args):
+    """The candidate process mapping code from another copy of a library the probes watch (a
+    second torch installation, a CUDA toolkit's cuBLAS the judge did not find): there no
+    breakpoint counts what it runs."""
+    fd = ctypes.c_int(args[4] & 0xFFFFFFFF).value
+    if fd < 0:
+        return None
+    try:
+        shown = os.readlink(f"/proc/{pid}/fd/{fd}")
+        if not _WATCHED_NAME.search(shown):
+            return None
+        info = os.stat(f"/proc/{pid}/fd/{fd}")
+    except OSError:
+        return None
+    from kforge_worker import operator_probes
+    if (info.st_dev, info.st_ino) in _watched_files(operator_probes):
+        return None
+    return (f"mapped code from another copy of a library the judge's operator probes watch: "
+            f"{shown} (refused; seen by the judge): what runs there is counted by no probe")
+
+
+_watched = None
+
+
+def _watched_files(operator_probes):
+    global _watched
+    if _watched is None:
+        _watched = operator_probes.watched_files()
+    return _watched
 
 
 def _torch_code_reason(pid, name, args):
     """The candidate process making a page of torch's code executable again (mprotect after
     rewriting it) or mapping other code over it (mmap MAP_FIXED): the way to take the judge's
-    breakpoints out of its copy of the operators' code."""
-    if name == "mmap" and not args[3] & MAP_FIXED:
-        return None
+    breakpoints out of its copy of the operators' code. Or mapping another copy of it."""
+    if name == "mmap":
+        second = _second_copy_reason(pid, args)
+        if second is not None or not args[3] & MAP_FIXED:
+            return second
     shown = _mapped_file(pid, args[0])
     if shown is None or not _TORCH_LIBRARY.search(shown):
         return None

@@ -24,6 +24,7 @@ Where the kernel refuses (no tracefs, perf_event_paranoid for a non-root judge, 
 seccomp profile) the evaluation goes on without the probes and says so in a note."""
 
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -109,13 +110,75 @@ _STUB_KERNEL = re.compile(rb"\0_ZN2at6native(?:(?:7DEFAULT|4AVX2|6AVX512|8ZVECTO
                           rb"6SVE256|4NEON)(?:12_GLOBAL__N_1)?|12_GLOBAL__N_1)(?=\d)")
 
 
+# The libraries below ATen that compute a dense task's operator: MKL and oneDNN (inside
+# libtorch_cpu.so on x86), cuBLAS, cuBLASLt and cuDNN (beside libtorch_cuda.so: the nvidia wheels
+# or a CUDA toolkit), and ATen's own BLAS wrappers (at::native::cpublas::gemm,
+# at::cuda::blas::gemm). A C++ extension or ctypes calls their API on the tensors' memory without
+# entering any ATen operator's code; on the GPU nothing else outside the candidate's process sees
+# it (on the CPU provenance.py sees the host write). Their entry points of dense algebra are
+# probed for GEMM and convolution tasks (any level 2/3 BLAS routine computes a GEMM: a triangular
+# multiply twice, a matrix-vector product per column), cuDNN's RNN for recurrent ones (whose
+# input projection may stay a PyTorch GEMM, so BLAS is not probed there).
+# A BLAS routine by its standard names: the type letter, the routine, the API's suffixes (MKL's
+# sgemm_, SGEMM_64, cblas_sgemm_batch, mkl_blas__sgemm; cuBLAS's cublasSgemm_v2, cublasGemmEx,
+# cublasSgemmStridedBatched_64, cublasXtSgemm; oneDNN's dnnl_sgemm, dnnl_gemm_u8s8s32)
+_BLAS_ROUTINE = (r"(?:gemm(?:t|3m|_bf16bf16f32|_f16f16f32|_[su](?:8|16)[su](?:8|16)s32)?|gemv|"
+                 r"symm|hemm|syrkx?|herkx?|syr2k|her2k|trmm|trsm|trmv|trsv|symv|hemv|gbmv|sbmv|"
+                 r"tbmv)")
+_BLAS_SUFFIX = r"(?:Ex|Batched|StridedBatched|GroupedBatched|_batch|_strided|_compute|_v2|_64|_)*"
+VENDOR_DENSE = re.compile(
+    rf"(?i:(?:cblas_|mkl_blas__?|cublas(?:Xt)?|dnnl_)?[sdczh]?{_BLAS_ROUTINE}){_BLAS_SUFFIX}|"
+    r"cublasLtMatmul|dnnl_primitive_execute|"
+    r"cudnn(?:ConvolutionForward|ConvolutionBiasActivationForward|BackendExecute|"
+    r"FusedOpsExecute|MultiHeadAttnForward)|"
+    r"at::(?:native::cpublas|cuda::blas)::\w*ge[mv][mv]\w*")
+VENDOR_RECURRENT = re.compile(r"cudnnRNNForward\w*")
+# Letter pairs one of which every such name holds (`mm` of gemm, `mv` of gemv, `rk`/`2k` of
+# syrk/syr2k, `rs` of trsm, `tm` of Matmul, `nv` of Convolution, `xe` of Execute, `tt` of
+# MultiHeadAttn, `nf` of RNNForward): where the index looks for names, vectorised over the table
+_VENDOR_PAIRS = (b"mm", b"mv", b"rk", b"2k", b"rs", b"tm", b"nv", b"xe", b"tt", b"nf")
+_ATEN_BLAS = {b"_ZN2at6native7cpublas": "at::native::cpublas",
+              b"_ZN2at4cuda4blas": "at::cuda::blas"}
+
+
+def _vendor_keys(strings, name_offsets):
+    """{name offset: "vendor:<name>"} for the functions (their names' offsets) that are a
+    vendor's entry points of dense or recurrent computation. Linkers store a name that ends
+    another (`sgemm` inside `cblas_sgemm`) as that one's tail, so a name is a candidate when a
+    telling word lies between its start and the string's end."""
+    text = np.frombuffer(strings.lower(), dtype=np.uint8)
+    hit = np.zeros(text.size, dtype=bool)
+    for first, second in _VENDOR_PAIRS:
+        hit[:-1] |= (text[:-1] == first) & (text[1:] == second)
+    words = np.flatnonzero(hit)
+    if not words.size:
+        return {}
+    zeros = np.flatnonzero(np.frombuffer(strings, dtype=np.uint8) == 0)
+    starts = np.asarray(name_offsets, dtype=np.int64)
+    ends = zeros[np.minimum(np.searchsorted(zeros, starts), zeros.size - 1)]
+    starts = starts[np.searchsorted(words, starts) < np.searchsorted(words, ends)]
+    keys = {}
+    for start in (int(offset) for offset in starts):
+        name = strings[start:strings.index(b"\0", start)]
+        for prefix, namespace in _ATEN_BLAS.items():
+            if name.startswith(prefix):  # at::native::cpublas::gemm<...>(...) and the like
+                identifier, _ = _identifier(strings, start + len(prefix))
+                name = f"{namespace}::{identifier.decode()}".encode() if identifier else b""
+                break
+        text = name.decode(errors="replace")
+        if VENDOR_DENSE.fullmatch(text) or VENDOR_RECURRENT.fullmatch(text):
+            keys[start] = f"vendor:{text}"
+    return keys
+
+
 def build_index(path):
     """{key: [file offsets]} of every function in the library that can be an operator's entry
     point: `ns:<namespace>::<op>` (at::native::softmax and the like), `impl:` and `stub:`
-    (structured kernels, the kernels behind dispatch stubs) and `wrapper:<identifier>` (the
+    (structured kernels, the kernels behind dispatch stubs), `wrapper:<identifier>` (the
     kernel a dispatch key registered, `wrapper_CPU__softmax`, with the dispatcher's unboxed and
-    boxed entries into it). Identifiers in Itanium-mangled names carry their length, so every
-    key is exact. Built once per library (a few seconds for libtorch), then cached."""
+    boxed entries into it) and `vendor:<name>` (BLAS, cuBLAS, cuDNN entry points:
+    _vendor_keys). Identifiers in Itanium-mangled names carry their length, so every key is
+    exact. Built once per library (a few seconds for libtorch), then cached."""
     symbols, strings, executable = _elf(path)
     keys = {}  # name offset -> key
     for match in _ENTRY.finditer(strings):
@@ -156,9 +219,9 @@ def build_index(path):
                     not re.search(rb"D[012]Ev$", strings[start:end]):
                 keys[start] = f"wrapper:{identifier.decode()}"
             break
-    functions = symbols[np.isin(symbols["name"], np.fromiter(keys, dtype=np.uint32)) &
-                        ((symbols["info"] & 0xF) == 2) & (symbols["shndx"] != 0) &
-                        (symbols["value"] != 0)]
+    defined = ((symbols["info"] & 0xF) == 2) & (symbols["shndx"] != 0) & (symbols["value"] != 0)
+    keys.update(_vendor_keys(strings, np.unique(symbols["name"][defined])))
+    functions = symbols[np.isin(symbols["name"], np.fromiter(keys, dtype=np.uint32)) & defined]
     index = {}
     for row in functions:
         start = int(row["name"])
@@ -266,7 +329,7 @@ def _cache_root():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kforge", "probes")
 
 
-INDEX_VERSION = 4  # of build_index's output: a new one invalidates the cached indexes
+INDEX_VERSION = 5  # of build_index's output: a new one invalidates the cached indexes
 
 
 def library_index(path):
@@ -303,6 +366,105 @@ def probes_for(policy_ops):
         return {}
     found = {path: resolve(library_index(path), operators) for path in _libraries()}
     return {path: probes for path, probes in found.items() if probes}
+
+
+# A vendor's entry point in a probe's label: "sgemm_ in libtorch_cpu.so"
+_VENDOR_LABEL = re.compile(r" in lib[\w.+-]*\.so[\d.]*$")
+
+
+def vendor_probes(dense, recurrent):
+    """{library path: [(file offset, label)]}: the BLAS and cuDNN entry points (VENDOR_DENSE,
+    VENDOR_RECURRENT) a dense or recurrent task's candidate computes its operator with."""
+    patterns = [pattern for pattern, wanted in ((VENDOR_DENSE, dense),
+                                                (VENDOR_RECURRENT, recurrent)) if wanted]
+    found = {}
+    for path in (_libraries() + vendor_libraries()) if patterns else []:
+        probes = {}
+        for key, offsets in library_index(path).items():
+            name = key[len("vendor:"):]
+            if key.startswith("vendor:") and any(p.fullmatch(name) for p in patterns):
+                for offset in offsets:  # (sgemm, sgemm_ and SGEMM may be one function)
+                    probes.setdefault(offset, f"{name} in {os.path.basename(path)}")
+        if probes:
+            found[path] = sorted(probes.items())
+    return found
+
+
+def merged(*probe_sets):
+    """One {library path: [(file offset, label)]} of several, one probe per offset."""
+    found = {}
+    for probes in probe_sets:
+        for path, entries in probes.items():
+            for offset, label in entries:
+                found.setdefault(path, {}).setdefault(offset, label)
+    return {path: sorted(entries.items()) for path, entries in found.items()}
+
+
+_VENDOR_LIBRARY = re.compile(r"^lib(?:cublas|cublasLt|cudnn(?:_\w+)?)\.so(?:\.\d+)*$")
+
+
+@functools.lru_cache(maxsize=None)
+def vendor_libraries():
+    """The cuBLAS, cuBLASLt and cuDNN libraries a candidate can load: beside torch, in the nvidia
+    wheels, in a CUDA toolkit, in the loader's folders, and any this process has mapped; one
+    path per file (a uprobe is on the file, whatever name maps it)."""
+    import glob
+    torch_lib = os.path.dirname(_libraries()[0]) if _libraries() else None
+    folders = [torch_lib] if torch_lib else []
+    if torch_lib:
+        site = os.path.dirname(os.path.dirname(torch_lib))
+        folders += glob.glob(os.path.join(site, "nvidia", "*", "lib"))
+        folders += glob.glob(os.path.join(site, "nvidia", "*", "*", "lib"))
+    folders += glob.glob("/usr/local/cuda*/lib64") + glob.glob("/usr/local/cuda*/targets/*/lib")
+    folders += [f"/usr/lib/{platform.machine()}-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64"]
+    folders += [f for f in os.environ.get("LD_LIBRARY_PATH", "").split(":") if f]
+    for conf in glob.glob("/etc/ld.so.conf.d/*.conf"):
+        try:
+            with open(conf) as handle:
+                folders += [line.strip() for line in handle if line.startswith("/")]
+        except OSError:
+            pass
+    paths = []
+    try:
+        with open("/proc/self/maps") as handle:
+            paths += [line.split(None, 5)[5].strip() for line in handle if line.count(" ") >= 5
+                      and "/" in line]
+    except OSError:
+        pass
+    for folder in folders:
+        try:
+            paths += [os.path.join(folder, name) for name in os.listdir(folder)
+                      if _VENDOR_LIBRARY.match(name)]
+        except OSError:
+            continue
+    found = {}
+    for path in paths:
+        if not _VENDOR_LIBRARY.match(os.path.basename(path)):
+            continue
+        try:
+            real = os.path.realpath(path)
+            info = os.stat(real)
+        except OSError:
+            continue
+        found.setdefault((info.st_dev, info.st_ino), real)
+    return sorted(found.values())
+
+
+def watched_files():
+    """(st_dev, st_ino) of the libraries the probes may sit in: PyTorch's own (every file beside
+    libtorch) and the vendors'. exec_monitor refuses code mapped from another copy of them."""
+    files = set()
+    paths = list(vendor_libraries())
+    if _libraries():
+        folder = os.path.dirname(_libraries()[0])
+        paths += [os.path.join(folder, name) for name in os.listdir(folder)]
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        files.add((info.st_dev, info.st_ino))
+    return files
 
 
 _TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
@@ -636,13 +798,22 @@ def reasons(watch):
     """The violation lines the counters and breakpoints give, if any."""
     found = []
     entries = watch.entries()
-    if entries:
-        named = ", ".join(f"{label} x{count}" for label, count in
-                          sorted(entries.items(), key=lambda item: -item[1])[:4])
-        found.append(f"ran PyTorch's own code for the operator it replaces: {named} (entries "
-                     f"counted by the kernel's uprobes, seen by the judge)")
+    vendor = {label: count for label, count in entries.items() if _VENDOR_LABEL.search(label)}
+    aten = {label: count for label, count in entries.items() if label not in vendor}
+    if aten:
+        found.append(f"ran PyTorch's own code for the operator it replaces: {_most(aten)} "
+                     f"(entries counted by the kernel's uprobes, seen by the judge)")
+    if vendor:
+        found.append(f"computed the operator it replaces in the vendor library PyTorch uses "
+                     f"(BLAS, cuBLAS, cuDNN): {_most(vendor)} (entries counted by the kernel's "
+                     f"uprobes, seen by the judge)")
     missing = watch.breakpoints_missing()
     if missing:
         found.append(f"rewrote PyTorch's code in its own process: the judge's breakpoints are "
                      f"gone from {', '.join(missing[:3])}")
     return found
+
+
+def _most(entries):
+    return ", ".join(f"{label} x{count}" for label, count in
+                     sorted(entries.items(), key=lambda item: -item[1])[:4])

@@ -41,6 +41,19 @@ CHILD = textwrap.dedent("""
             ctypes.CDLL(None).prctl(31, 0, 0, 0, 0); torch.softmax(x, 1)
         elif how == "unpatch":  # the breakpoints' bytes written back from the library's file
             unpatch(sys.argv[1:])
+        elif how == "sgemm":  # MKL's Fortran BLAS, exported by libtorch_cpu.so, through ctypes
+            a, c = torch.ones(4, 4), torch.zeros(4, 4)
+            n, one, zero = ctypes.c_int(4), ctypes.c_float(1), ctypes.c_float(0)
+            lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib",
+                                           "libtorch_cpu.so"))
+            ref = ctypes.byref
+            lib.sgemm_(b"N", b"N", ref(n), ref(n), ref(n), ref(one), ctypes.c_void_p(
+                a.data_ptr()), ref(n), ctypes.c_void_p(a.data_ptr()), ref(n), ref(zero),
+                ctypes.c_void_p(c.data_ptr()), ref(n))
+            assert c[0, 0].item() == 4
+        elif how == "matmul": torch.matmul(x, x.t())
+        elif how == "numpy_matmul":  # numpy's own BLAS (the Triton interpreter's tl.dot)
+            import numpy; numpy.ones((4, 4), numpy.float32) @ numpy.ones((4, 4), numpy.float32)
 
     def unpatch(sites):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -71,7 +84,9 @@ CHILD = textwrap.dedent("""
 
 def probes_or_skip():
     operator_probes.start_anchor()  # (as the worker does before an evaluation)
-    probes = operator_probes.probes_for(SOFTMAX)
+    # a softmax's, and a dense task's vendor entry points beside them
+    probes = operator_probes.merged(operator_probes.probes_for(SOFTMAX),
+                                    operator_probes.vendor_probes(dense=True, recurrent=False))
     try:
         operator_probes._tracefs()
     except operator_probes.Unavailable as why:
@@ -148,6 +163,62 @@ def test_the_kernel_counts_every_way_into_the_operator(watched):
     assert operator_probes.reasons(watch)[0].startswith(
         "ran PyTorch's own code for the operator it replaces: ")
     assert watch.breakpoints_missing() == []
+
+
+def test_vendor_entry_points_are_named_by_their_apis():
+    """BLAS routines by every API's names (any level 2/3 routine computes a GEMM), cuBLASLt's
+    matmul, cuDNN's executions; not their set-up functions."""
+    for name in ("sgemm_", "SGEMM_64", "cblas_sgemm", "cblas_sgemm_batch", "mkl_blas__sgemm",
+                 "dgemv_", "strmm_", "cublasSgemm_v2", "cublasSgemm_v2_64", "cublasGemmEx",
+                 "cublasGemmStridedBatchedEx", "cublasSgemmStridedBatched", "cublasHgemm",
+                 "cublasXtSgemm", "cublasCgemm3m", "cublasStrsm_v2", "cublasSgemvBatched",
+                 "cublasLtMatmul", "dnnl_sgemm", "dnnl_gemm_u8s8s32", "cudnnBackendExecute",
+                 "cudnnConvolutionForward", "at::native::cpublas::gemm",
+                 "at::cuda::blas::gemm_and_bias"):
+        assert operator_probes.VENDOR_DENSE.fullmatch(name), name
+    for name in ("cublasCreate_v2", "cublasLtMatmulDescCreate", "cublasSetStream_v2",
+                 "cudnnCreate", "cblas_sgemm_pack_get_size", "mkl_blas_avx2_sgemm_kernel_0",
+                 "cudnnRNNForward"):
+        assert not operator_probes.VENDOR_DENSE.fullmatch(name), name
+    assert operator_probes.VENDOR_RECURRENT.fullmatch("cudnnRNNForward")
+    # which tasks: dense ones (a GEMM, a convolution) and, for cuDNN's RNN, recurrent ones
+    assert operator_probes.vendor_probes(dense=False, recurrent=False) == {}
+    dense = operator_probes.vendor_probes(dense=True, recurrent=False)
+    labels = {label for found in dense.values() for _, label in found}
+    assert any(label.startswith(("sgemm_ in ", "mkl_blas__sgemm in ", "SGEMM in "))
+               for label in labels), sorted(labels)[:20]
+    assert any(label.startswith("at::native::cpublas::gemm in ") for label in labels)
+
+
+def test_a_vendor_library_called_directly_is_counted(watched):
+    """MKL's sgemm_ through ctypes enters no ATen function; its own entry point counts it (and
+    torch.matmul reaches it too). NumPy's BLAS, which the Triton interpreter's tl.dot uses, is
+    not watched."""
+    watch, run = watched
+    assert run("numpy_matmul") == {}
+    counted = run("sgemm")
+    assert any(label.endswith(" in libtorch_cpu.so") for label in counted), counted
+    assert any(" in libtorch_cpu.so" in label for label in run("matmul"))
+    assert any(reason.startswith("computed the operator it replaces in the vendor library")
+               for reason in operator_probes.reasons(watch))
+
+
+def test_another_copy_of_a_watched_library_is_refused(tmp_path):
+    """The candidate process mapping code from a second copy of libtorch or cuBLAS (another
+    installation) would run code no probe watches: exec_monitor refuses it."""
+    from kforge_worker import exec_monitor
+    library = operator_probes._libraries()[0]
+    copy = tmp_path / "libcublas.so.13"
+    copy.write_bytes(b"\x7fELF")
+    for path, refused in ((library, False), (str(copy), True)):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            reason = exec_monitor._torch_code_reason(os.getpid(), "mmap",
+                                                     (0, 4096, 5, 2, fd, 0))
+        finally:
+            os.close(fd)
+        assert (reason is not None) == refused, (path, reason)
+    assert "another copy of a library the judge's operator probes watch" in reason
 
 
 def test_breakpoints_written_out_of_the_process_code_are_seen(watched):
