@@ -417,20 +417,10 @@ def _second_copy_reason(pid, args):
     except OSError:
         return None
     from kforge_worker import operator_probes
-    if (info.st_dev, info.st_ino) in _watched_files(operator_probes):
+    if (info.st_dev, info.st_ino) in operator_probes.watched_files():
         return None
     return (f"mapped code from another copy of a library the judge's operator probes watch: "
             f"{shown} (refused; seen by the judge): what runs there is counted by no probe")
-
-
-_watched = None
-
-
-def _watched_files(operator_probes):
-    global _watched
-    if _watched is None:
-        _watched = operator_probes.watched_files()
-    return _watched
 
 
 def _torch_code_reason(pid, name, args):

@@ -409,7 +409,8 @@ def vendor_libraries():
     wheels, in a CUDA toolkit, in the loader's folders, and any this process has mapped; one
     path per file (a uprobe is on the file, whatever name maps it)."""
     import glob
-    torch_lib = os.path.dirname(_libraries()[0]) if _libraries() else None
+    torch = _libraries()
+    torch_lib = os.path.dirname(torch[0]) if torch else None
     folders = [torch_lib] if torch_lib else []
     if torch_lib:
         site = os.path.dirname(os.path.dirname(torch_lib))
@@ -433,8 +434,7 @@ def vendor_libraries():
         pass
     for folder in folders:
         try:
-            paths += [os.path.join(folder, name) for name in os.listdir(folder)
-                      if _VENDOR_LIBRARY.match(name)]
+            paths += [os.path.join(folder, name) for name in os.listdir(folder)]
         except OSError:
             continue
     found = {}
@@ -450,13 +450,15 @@ def vendor_libraries():
     return sorted(found.values())
 
 
+@functools.lru_cache(maxsize=None)
 def watched_files():
     """(st_dev, st_ino) of the libraries the probes may sit in: PyTorch's own (every file beside
     libtorch) and the vendors'. exec_monitor refuses code mapped from another copy of them."""
     files = set()
     paths = list(vendor_libraries())
-    if _libraries():
-        folder = os.path.dirname(_libraries()[0])
+    torch = _libraries()
+    if torch:
+        folder = os.path.dirname(torch[0])
         paths += [os.path.join(folder, name) for name in os.listdir(folder)]
     for path in paths:
         try:
