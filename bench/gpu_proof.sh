@@ -1363,6 +1363,10 @@ EOP
   step "the redispatch cases and the a72/a73 cases on the GPU"
   timeout 240 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
     --only a73 a59_redispatch a59_op_dk a72 a07 2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  [ -n "${S29_NO_TAIL:-}" ] || section_s29_tail
+}
+
+section_s29_tail() {
   warm_overhead harness_s29 14
   section_s25_final
 }
@@ -1385,6 +1389,21 @@ EOP
   step "cuBLAS through ctypes, the dense and GEMM cases, the controls"
   timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all \
     --only a75 a41 a43_gemm a46_gemm a07 tests 2>&1 | grep -E '^(attack|legit|total)' | cut -c1-230
+}
+
+# Session 31, first call on a bare machine (no build cache carried): the vendor probes, then
+# session 29's probes without their library tail, which needs the RNN builds.
+section_s31_first() {
+  section_s30_vendor
+  S29_NO_TAIL=1 section_s29_probes
+}
+
+# Session 31, second call: every library source side by side (builds the RNN cache in parallel,
+# sent back for later calls), then the warm overhead with the probes (issue 15).
+section_s31_second() {
+  section_s25_side
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  warm_overhead harness_s31 14
 }
 
 for section in "$@"; do "section_$section"; done

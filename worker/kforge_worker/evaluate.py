@@ -687,7 +687,7 @@ class Evaluation:
         """The task here, the candidate there, at the same time: the candidate process imports
         the candidate while the judge builds the reference and records its operators."""
         from kforge_worker.sandbox import RequestFailure, resolve
-        from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy
+        from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy, TensorScale
         try:
             self.task = load_task(self.task_path, self.request["shrink"],
                                   self.request["overrides"], resolve(self.request, "task_path"))
@@ -699,15 +699,17 @@ class Evaluation:
         self.reference, self.init_inputs = self.build_reference()
         # The policy: the reference's operators, recorded here, in the judge.
         first = self.make_inputs(self.next_seed())
-        ops, modules = OpRecorder(), ModuleRecorder()
+        ops, modules, scale = OpRecorder(), ModuleRecorder(), TensorScale()
         seed_all(FORWARD_SEED)
         outputs = None
         try:
             recorded = clone_values(first, self.device)
-            with self.torch.no_grad(), numerics.under(self.settings), modules, ops:
+            with self.torch.no_grad(), numerics.under(self.settings), modules, ops, scale:
                 outputs = self.reference(*recorded)
             policy = Policy(ops.names, [t for t in modules.types
                                         if t is not type(self.reference)], self.task.model_class)
+            policy.note_scale(first, outputs, self.reference, scale.largest)
+            policy.macs, policy.epilogue = int(scale.macs), int(scale.volume)
             self.reference_mutates_inputs = not same_values(recorded, first)
         except Exception as error:
             # Never judge without a policy (an empty one lets torch.softmax through): a reference

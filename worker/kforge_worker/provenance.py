@@ -194,6 +194,7 @@ class Provenance:
         self.view_addresses = {}     # storage -> the addresses of its views handed to kernels
         self.reinterpreted = 0       # elements given a dtype by set_ on a storage
         self.launches = 0
+        self.multiplies = 0  # floating-point multiply(-add)s its kernels executed (dot: M*N*K)
         self.compiles = kernel_compiles.Checker()  # each kernel's source compiles as Triton
         self.patched = set()      # the interpreter's functions replaced during the call
         self.in_launch = 0
@@ -528,6 +529,24 @@ def record():
             return original(self, value)
         return make
 
+    def counted(original, elements):  # the kernels' multiplies (the dense rule, trust.py)
+        def make(self, *args, **kwargs):
+            value = original(self, *args, **kwargs)
+            try:
+                provenance.multiplies += elements(args, value)
+            except Exception:  # never let the record break a kernel
+                pass
+            return value
+        return make
+
+    arithmetic = {name: getattr(interpreter.InterpreterBuilder, name)
+                  for name in ("create_fmul", "create_fma", "create_dot")}
+    counts = {"create_fmul": lambda args, value: value.data.size,
+              "create_fma": lambda args, value: value.data.size,
+              "create_dot": lambda args, value: value.data.size * args[0].data.shape[-1]}
+    for name, original in arithmetic.items():
+        setattr(interpreter.InterpreterBuilder, name, counted(original, counts[name]))
+
     constants = {name: getattr(interpreter.InterpreterBuilder, name)
                  for name in ("get_fp16", "get_fp32", "get_fp64")}
     for name, original in constants.items():
@@ -545,7 +564,7 @@ def record():
     interpreter.InterpreterBuilder.create_atomic_cas = cas
     intact = _interpreter_callables(interpreter)
     ours = {call, run, load, rmw, cas} | {getattr(interpreter.InterpreterBuilder, name)
-                                          for name in constants}
+                                          for name in list(constants) + list(arithmetic)}
     kernel_compiles.HARNESS_PATCHES.update(ours)  # the recorder's own, not the candidate's
     try:
         with _Operators(provenance):
@@ -557,5 +576,5 @@ def record():
         interpreter.InterpreterBuilder.create_masked_load = masked_load
         interpreter.InterpreterBuilder.create_atomic_rmw = atomic_rmw
         interpreter.InterpreterBuilder.create_atomic_cas = atomic_cas
-        for name, original in constants.items():
+        for name, original in {**constants, **arithmetic}.items():
             setattr(interpreter.InterpreterBuilder, name, original)

@@ -100,6 +100,7 @@ def child_setup(scratch_dir):
     trust_audit.install(scratch_dir)
     _record_stream_switches()
     _refuse_record_function_off()
+    _guard_mode_stacks()
     frame_callbacks.install()
     # The standard modules (_WATCHED_MODULES) are guarded by the identity snapshot only: giving
     # them a class of our own would break Triton, which accepts a module read by a kernel (math,
@@ -172,13 +173,68 @@ def _refuse_from_candidate(name, refused, reason):
     original = getattr(torch._C._autograd, name, None)
     if original is None or getattr(original, "_kforge_wrapped", False):
         return
+    channel = _refusing_keeper(original, refused, reason)
+    next(channel)
+    _install_wrapper(name, original, channel, "torch._C._autograd")
+
+
+def _guard_mode_stacks():
+    """The harness's recorders (provenance, data flow, the dtype report, the operator recorder)
+    are modes on torch's dispatch and function mode stacks while a checked call runs, and their
+    findings live in them. torch hands the stacks' modes to anyone who asks
+    (`_get_current_dispatch_mode_stack()`): a candidate that asks can empty a recorder before
+    the Guard reads it (blind red team, session 30: work redispatched below every recorder, then
+    provenance's `host_made` cleared; ended ok). Each function that reads or pops a mode stack
+    is wrapped wherever torch holds it: handing one of the harness's modes to a request the
+    candidate made is refused (`trust_audit.asks_for_harness_modes`), and a popped one is put
+    back first. The candidate's own modes, and torch's own uses, stay as they were."""
+    import torch
+    from kforge_worker.dispatch_mode import HarnessDispatchMode
+    push = {"dispatch": torch._C._push_on_torch_dispatch_stack,
+            "function": torch._C._push_on_torch_function_stack}
+    for name, stack, pops in (("_get_dispatch_stack_at", "dispatch", False),
+                              ("_pop_torch_dispatch_stack", "dispatch", True),
+                              ("_get_function_stack_at", "function", False),
+                              ("_pop_torch_function_stack", "function", True)):
+        original = getattr(torch._C, name, None)
+        if original is None or getattr(original, "_kforge_wrapped", False):
+            continue
+        reason = (f"reached the harness's recorders on torch's {stack} mode stack ({name}): "
+                  f"the objects that watch its calls")
+        channel = _mode_keeper(original, name, push[stack] if pops else None,
+                               (HarnessDispatchMode, OpRecorder), reason)
+        next(channel)
+        _install_wrapper(name, original, channel)
+
+
+def _mode_keeper(original, name, push_back, harness_types, reason):
+    """As _refusing_keeper, for a mode-stack function: the call runs, and a harness mode it hands
+    to the candidate's request is refused (popped ones pushed back)."""
+    skip = {__file__, os.path.realpath(__file__)}
+    args = yield
+    while True:
+        try:
+            mode = original(*args)
+            if issubclass(type(mode), harness_types) and \
+                    trust_audit.asks_for_harness_modes(name, skip):
+                if push_back is not None:
+                    push_back(mode)
+                trust_audit.record(reason)
+                result = (False, trust_audit.refusal(reason))
+            else:
+                result = (True, mode)
+        except BaseException as error:  # handed to the caller, the generator lives on
+            result = (False, error)
+        args = yield result
+
+
+def _install_wrapper(name, original, channel, module_name="torch._C"):
+    """Puts a wrapper that sends its arguments to `channel` in place of `original` in every
+    torch module that holds it."""
     holders = [module for module in list(sys.modules.values())  # (no module __getattr__ run)
                if isinstance(module, types.ModuleType)
                and str(getattr(module, "__name__", "")).startswith("torch")
                and vars(module).get(name) is original]
-
-    channel = _refusing_keeper(original, refused, reason)
-    next(channel)
 
     def wrapper(*args):
         done, value = channel.send(args)
@@ -187,7 +243,7 @@ def _refuse_from_candidate(name, refused, reason):
         return value
 
     wrapper._kforge_wrapped = True
-    wrapper.__module__ = "torch._C._autograd"  # torch's, to whoever holds it
+    wrapper.__module__ = module_name  # torch's, to whoever holds it
     wrapper.__name__ = wrapper.__qualname__ = name
     for module in holders:
         setattr(module, name, wrapper)
@@ -494,6 +550,8 @@ class Guard:
             # through the class: an attribute of the instance's (reachable from the dispatch mode
             # stack) would shadow the method (blind red team, session 28)
             self._add(provenance.Provenance.reasons(origin, outputs))
+            if self._policy is not None:
+                self._add(self._policy.check_own_multiplies(origin.multiplies))
         self._checked_names.update(aten.names)
         self._task_size = max(self._task_size, _task_size(inputs, outputs))
         self._launches += launches.total + native.count()

@@ -329,6 +329,17 @@ def _when_candidate(reason):
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
+_PYTHON_API = re.compile(r"^_?Py[A-Z_]")
+
+
+def _python_api(args):
+    name = args[1] if len(args) > 1 else None
+    name = os.fsdecode(name) if isinstance(name, (str, bytes)) else ""
+    if _PYTHON_API.match(name) and (_candidate_on_stack() or _new_thread()):
+        return (f"looked up the Python interpreter's own C API through ctypes ({name}): a way "
+                f"to its frames and objects below the audit hook")
+    return None
+
 
 def _raw_read(how):
     """A read of memory at a raw address (`how`) with candidate code on the stack, unless the
@@ -481,6 +492,9 @@ _HANDLERS = {
     "ctypes.string_at": _raw_read("string_at"),
     "ctypes.wstring_at": _raw_read("wstring_at"),
     "resource.prlimit": _when_candidate("changed its resource limits"),
+    # The interpreter's own C API through ctypes (ctypes.pythonapi.PyEval_GetFrame hands back
+    # the caller's frames, the harness's locals among them, with no sys._getframe: session 31)
+    "ctypes.dlsym": _python_api,
     "sys._getframe": _frame_access,
     "compile": _compile,
     "exec": _exec,
@@ -504,6 +518,71 @@ def called_by_candidate(depth=1):
         return _is_candidate(frame)
     except ValueError:
         return False
+    finally:
+        _local.busy = busy
+
+
+# torch's functions that hand what they read off a mode stack (or pop from it) to their caller:
+# a request made through one of them is its caller's. Comprehensions are their function's
+# (Python 3.11 gives them frames of their own).
+_MODE_PROXIES = frozenset((
+    "_get_current_dispatch_mode", "_get_current_dispatch_mode_stack", "_pop_mode",
+    "_pop_mode_temporarily", "_disable_current_modes", "_get_current_function_mode",
+    "_get_current_function_mode_stack", "get_torch_function_mode_stack",
+    "get_torch_function_mode_stack_at", "clear_torch_function_mode_stack",
+    "set_torch_function_mode_stack", "__exit__"))
+_COMPREHENSIONS = frozenset(("<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>"))
+_CONTEXT_MANAGER = frozenset(("__enter__", "__exit__", "helper"))
+
+
+def _torch_dir():
+    torch = sys.modules.get("torch")
+    path = getattr(torch, "__file__", None)
+    return os.path.dirname(os.path.realpath(path)) + os.sep if path else None
+
+
+def asks_for_harness_modes(name, skip_files):
+    """Whether the call of torch's mode-stack function `name` that just handed back (or popped)
+    one of the harness's modes was made for candidate code (blind red team, session 30: the live
+    Provenance found through `_get_current_dispatch_mode_stack()` and its findings cleared).
+    The caller is the first frame outside `skip_files` (the wrapper's). Walking up through
+    torch's functions that only pass modes on (_MODE_PROXIES, contextlib's frames), the request
+    is torch's own where a torch function that names what it called (dynamo saving the function
+    modes, a mode's __exit__), the harness's where a frame of this package asked; otherwise
+    (candidate code, a library function calling what it was given, torch's tree_map among them)
+    it is the candidate's whenever candidate code is on the stack or the thread is the
+    candidate's."""
+    busy = getattr(_local, "busy", False)
+    _local.busy = True
+    try:
+        torch_dir = _torch_dir()
+        frame = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename in _OWN_FILES or
+                                     frame.f_code.co_filename in skip_files):
+            frame = frame.f_back
+        while frame is not None:
+            if _is_candidate(frame):
+                return True
+            code = frame.f_code
+            where = code.co_filename
+            if where.startswith(_PACKAGE_DIR + os.sep):
+                return False  # the harness entering and leaving its own modes
+            if torch_dir and where.startswith(torch_dir):
+                if code.co_name in _MODE_PROXIES:
+                    name = code.co_name
+                elif code.co_name not in _COMPREHENSIONS:
+                    if name in code.co_names:
+                        return False  # torch's own use of what it names
+                    break
+            elif not (os.path.basename(where) == "contextlib.py" and
+                      code.co_name in _CONTEXT_MANAGER):
+                break
+            frame = frame.f_back
+        while frame is not None:
+            if _is_candidate(frame):
+                return True
+            frame = frame.f_back
+        return _new_thread()
     finally:
         _local.busy = busy
 

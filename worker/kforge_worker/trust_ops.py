@@ -139,6 +139,20 @@ ARITHMETIC_LIMIT = 8.0
 # team, session 9), and a candidate's own kernels leave no task-sized arithmetic to PyTorch; and
 # on a task whose reference is arithmetic itself (ReLU, HardTanh, a scale: Policy.arithmetic_only).
 REDUCTION_ARITHMETIC_LIMIT = 0.5
+# A dense task (GEMM, convolution, attention) keeps PyTorch's help for its epilogue: a bias, an
+# activation, a norm are a few passes over the output, each about the size of the task's largest
+# tensor (its inputs, outputs, weights). The dense operator spelled in elementwise operators is
+# K times that: (A[:, :, None] * B[None]).sum(1) reduces a tensor K times the output, a
+# convolution as unfold, multiply and sum one C*kh*kw times (blind red team, session 30). So
+# one PyTorch operator over a tensor DENSE_CALL_LIMIT times the largest the task holds, or
+# PyTorch's work summed over DENSE_VOLUME_LIMIT times it, is the dense operator computed in
+# PyTorch. (KernelBench level 2's longest epilogues, a GroupNorm, two Swish and a scale, are
+# about 12 passes.)
+DENSE_CALL_LIMIT = 4.0
+DENSE_VOLUME_LIMIT = 32.0
+# ... and on the CPU, where the interpreter counts them, the candidate's own kernels execute at
+# least this share of the reference's multiply-adds (a Winograd convolution does 44%)
+DENSE_OWN_SHARE = 0.1
 _SCANS = frozenset(("cumsum", "cumprod"))
 
 def op_name(func):
@@ -267,6 +281,20 @@ def _set_numel(event):
     return 0
 
 
+def _broadcast_numel(shapes):
+    """Elements of the broadcast of an elementwise operator's tensor operands (0 where they do
+    not broadcast)."""
+    import torch
+    tensors = [shape for shape in shapes if isinstance(shape, (list, tuple)) and shape
+               and all(isinstance(d, int) for d in shape)]
+    if len(tensors) < 2:
+        return 0
+    try:
+        return math.prod(torch.broadcast_shapes(*tensors))
+    except (RuntimeError, ValueError, TypeError):
+        return 0
+
+
 def _numel(shape):
     """Elements of one profiler input shape ([4, 16]; [] for a non-tensor; a list of shapes for a
     tensor list: all of them, since a foreach operator reads every tensor in its list)."""
@@ -288,6 +316,68 @@ class OpRecorder(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.names.append(op_name(func))
         return func(*args, **(kwargs or {}))
+
+
+def dense_macs(name, args, result):
+    """Multiply-adds of one dispatched dense operator (0 for any other): a GEMM's M*N*K, a
+    convolution's output elements times one filter's (input elements times it, transposed), an
+    attention's B*H*L*S*(E + Ev)."""
+    if name in ("mm", "bmm"):
+        return args[0].numel() * args[1].shape[-1]
+    if name in ("addmm", "baddbmm", "addbmm"):
+        return args[1].numel() * args[2].shape[-1]
+    if name in ("convolution", "_convolution", "mkldnn_convolution", "cudnn_convolution",
+                "_slow_conv2d_forward", "slow_conv3d_forward", "thnn_conv2d"):
+        per_filter = args[1][0].numel()
+        transposed = len(args) > 6 and name in ("convolution", "_convolution") and args[6]
+        return (args[0].numel() if transposed else result.numel()) * per_filter
+    if "scaled_dot_product" in name or "flash_attention" in name:
+        query, key, value = args[:3]
+        return query.numel() * key.shape[-2] * (1 + value.shape[-1] / query.shape[-1])
+    return 0
+
+
+class TensorScale:
+    """The elements of the largest tensor a forward touches: its inputs, weights, outputs and
+    every intermediate its operators make (a dispatch mode; the judge runs it on the
+    reference's recorded forward). The dense own-work rule's unit (Policy.scale)."""
+
+    def __init__(self):
+        self.largest = 0
+        self.macs = 0  # multiply-adds of its GEMMs, convolutions and attention
+        self.volume = 0  # elements its light computing operators went through (the epilogue)
+        self._mode = None
+
+    def __enter__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils._pytree import tree_flatten
+        import torch
+        recorder = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                result = func(*args, **(kwargs or {}))
+                largest = max((item.numel() for item in tree_flatten((args, kwargs, result))[0]
+                               if isinstance(item, torch.Tensor)), default=0)
+                recorder.largest = max(recorder.largest, largest)
+                raw = func._schema.name.split("::")[-1]
+                name = op_name(func)
+                if compute_class(name, raw) is not None and not is_heavy(name):
+                    recorder.volume += largest
+                try:
+                    recorder.macs += dense_macs(func._schema.name.split("::")[-1], args,
+                                                result)
+                except Exception:  # an unusual signature: counted as none
+                    pass
+                return result
+
+        self._mode = Mode()
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._mode.__exit__(*exc)
+        return False
 
 
 class ModuleRecorder:
@@ -430,6 +520,10 @@ class AtenRecorder:
             raw = event.name[len("aten::"):].split(".")[0]
             shapes = getattr(event, "input_shapes", None) or []
             numel = max((_numel(s) for s in shapes), default=0)
+            if compute_class(name, raw) == "arithmetic":
+                # its output: broadcast operands make a tensor larger than either (the GEMM as
+                # A[:, :, None] * B[None], blind red team, session 30)
+                numel = max(numel, _broadcast_numel(shapes))
             if raw == "set_":
                 numel = max(numel, _set_numel(event))
             parent = getattr(event, "cpu_parent", None)
@@ -613,13 +707,19 @@ class Policy:
         self.arithmetic_only = self.own_work and not self.recurrent and all(
             compute_class(name) == "arithmetic" or name in _PIECEWISE_LINEAR for name in compute)
         self.reference_name = reference_cls.__name__ if reference_cls else "Model"
+        # elements of the largest tensor the task holds (inputs, outputs, weights): set by the
+        # judge (note_scale), the dense rule's unit
+        self.scale = 0
+        self.macs = 0  # the reference's dense multiply-adds per forward (TensorScale)
+        self.epilogue = 0  # elements through the reference's own light operators (TensorScale)
         self.module_names = {f"{t.__module__}.{t.__qualname__}" for t in reference_module_types
                              if is_recurrent_module(t)}
 
     def describe(self):
         return {"ops": sorted(self.ops), "recurrent": self.recurrent, "own_work": self.own_work,
                 "dense": self.dense, "reduction_only": self.reduction_only,
-                "arithmetic_only": self.arithmetic_only,
+                "arithmetic_only": self.arithmetic_only, "scale": self.scale,
+                "macs": self.macs, "epilogue": self.epilogue,
                 "reference_name": self.reference_name, "module_names": sorted(self.module_names)}
 
     @classmethod
@@ -632,9 +732,25 @@ class Policy:
         policy.dense = bool(description.get("dense"))
         policy.reduction_only = bool(description.get("reduction_only"))
         policy.arithmetic_only = bool(description.get("arithmetic_only"))
+        policy.scale = int(description.get("scale") or 0)
+        policy.macs = int(description.get("macs") or 0)
+        policy.epilogue = int(description.get("epilogue") or 0)
         policy.reference_name = description.get("reference_name") or "Model"
         policy.module_names = set(description.get("module_names") or [])
         return policy
+
+    def note_scale(self, *values):
+        """The largest tensor among `values` (tensors, modules: their parameters and buffers,
+        nested lists, a TensorScale's count) sets `scale`."""
+        import torch
+        from torch.utils._pytree import tree_flatten
+        for item in tree_flatten(list(values))[0]:
+            if isinstance(item, torch.nn.Module):
+                self.note_scale(list(item.parameters()), list(item.buffers()))
+            elif isinstance(item, torch.Tensor):
+                self.scale = max(self.scale, item.numel())
+            elif isinstance(item, int):
+                self.scale = max(self.scale, item)
 
     def check(self, names, module_types):
         """Violation lines for a candidate call that made `names` calls on `module_types`."""
@@ -668,6 +784,8 @@ class Policy:
         put the task's data through reductions, transcendentals or matmuls in PyTorch (`calls`:
         AtenRecorder.calls; `size`: elements of the call's largest input or output). Operators
         `check` already names (the one it replaces) are left to it."""
+        if self.dense and size > 0:
+            return self._check_dense(calls, max(size, self.scale))
         if not self.own_work or size <= 0:
             return []
         if self.recurrent:  # the input GEMM and a head may be PyTorch's; the gates may not
@@ -700,6 +818,45 @@ class Policy:
                     f"{limit:g}x for {task}); its own kernels only copy or post-process the "
                     f"result"]
         return []
+
+    def _check_dense(self, calls, size):
+        """A dense task: PyTorch's elementwise and reduction work beside the candidate's kernels
+        must stay epilogue-sized (DENSE_CALL_LIMIT, DENSE_VOLUME_LIMIT); `size` is the largest
+        tensor the task holds. The dense operators themselves are `check`'s."""
+        volume, arithmetic = self._tally(calls, size, excused=())
+        work = {name: volume.get(name, 0) + arithmetic.get(name, 0)
+                for name in volume.keys() | arithmetic.keys()}
+        biggest = max(((numel, name) for name, raw, numel, _ in calls
+                       if name not in self.ops and compute_class(name, raw) is not None),
+                      default=(0, ""))
+        named = ", ".join(sorted(work, key=lambda name: -work[name])[:5])
+        if biggest[0] >= DENSE_CALL_LIMIT * size:
+            return [f"computed the task's dense operator in PyTorch's elementwise operators: "
+                    f"torch {biggest[1]} over {biggest[0] / size:.3g}x the elements of the "
+                    f"largest tensor the task holds (limit {DENSE_CALL_LIMIT:g}x: an epilogue "
+                    f"works on tensors the size of the output; with {named})"]
+        # (a network's reference has epilogues of its own, a ReLU and an add per block: the
+        # candidate may leave PyTorch twice as much)
+        total = sum(work.values()) / size
+        limit = DENSE_VOLUME_LIMIT + 2 * self.epilogue / size
+        if total >= limit:
+            return [f"computed the task's dense operator in PyTorch's elementwise operators: "
+                    f"{named}: {total:.3g}x the elements of the largest tensor the task holds "
+                    f"(limit {limit:.3g}x: an epilogue is a few passes, twice the reference's "
+                    f"own light work allowed)"]
+        return []
+
+    def check_own_multiplies(self, multiplies):
+        """A dense task on the CPU: the floating-point multiplies the candidate's own kernels
+        executed (provenance.Provenance.multiplies, counted in the interpreter), against the
+        reference's multiply-adds. A candidate whose kernels only copy what something else
+        computed (PyTorch's elementwise operators, a vendor library, the host) did few."""
+        if not self.dense or self.macs <= 0 or multiplies >= DENSE_OWN_SHARE * self.macs:
+            return []
+        return [f"its own kernels did {multiplies} floating-point multiplies for a task of "
+                f"{self.macs} multiply-adds ({multiplies / self.macs:.1%}, at least "
+                f"{DENSE_OWN_SHARE:.0%} expected): the dense operator was computed elsewhere, "
+                f"its kernels only move or post-process the result"]
 
     def _tally(self, calls, size, excused):
         """({name: elements} of the computing calls, {name: elements} of the arithmetic ones),

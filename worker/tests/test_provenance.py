@@ -304,3 +304,36 @@ def _copy_out(x):
     y = torch.empty_like(x)
     launch(_copy, x, y)
     return y
+
+
+@triton.jit
+def _dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows, cols, inner = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rows[:, None] * K + inner[None, :])
+    b = tl.load(b_ptr + inner[:, None] * N + cols[None, :])
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], tl.dot(a, b))
+
+
+@triton.jit
+def _outer_sum(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows, cols, inner = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rows[:, None] * K + inner[None, :])
+    b = tl.load(b_ptr + inner[:, None] * N + cols[None, :])
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :],
+             tl.sum(a[:, :, None] * b[None, :, :], axis=1))
+
+
+def test_the_kernels_multiplies_are_counted():
+    """The dense rule's count (trust_ops.Policy.check_own_multiplies): a tl.dot is M*N*K
+    multiply-adds, an elementwise product its elements; a copy kernel none; address arithmetic
+    (integer multiplies) is not counted."""
+    a, b = torch.randn(16, 32), torch.randn(32, 16)
+    for kernel, expected in ((_dot, 16 * 16 * 32), (_outer_sum, 16 * 32 * 16)):
+        c = torch.empty(16, 16)
+        with provenance.record() as record:
+            kernel[(1,)](a, b, c, M=16, N=16, K=32)
+        assert record.multiplies == expected
+        torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+    with provenance.record() as record:
+        launch(_copy, X, torch.empty_like(X))
+    assert record.multiplies == 0

@@ -643,3 +643,75 @@ def test_refusal_wrappers_keep_their_check_out_of_closure_cells():
         timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == "['generator']"
+
+
+MODE_STACK_SCRIPT = r"""
+import json, os, sys
+import torch
+from kforge_worker import trust, trust_audit
+from kforge_worker.dispatch_mode import HarnessDispatchMode
+from kforge_worker.trust_ops import OpRecorder
+scratch = sys.argv[1]
+trust.child_setup(scratch)
+sys.path.insert(0, scratch)
+with open(os.path.join(scratch, "cand.py"), "w") as handle:
+    handle.write(
+        "import torch\n"
+        "from torch.utils._python_dispatch import (TorchDispatchMode, _get_current_dispatch_mode,\n"
+        "    _get_current_dispatch_mode_stack, _pop_mode_temporarily)\n"
+        "from torch.overrides import _get_current_function_mode_stack\n"
+        "from torch.utils._pytree import tree_map\n"
+        "def stack(): return _get_current_dispatch_mode_stack()\n"
+        "def tree(): return tree_map(torch._C._get_dispatch_stack_at, [0])\n"
+        "def functions(): return _get_current_function_mode_stack()\n"
+        "def pop():\n"
+        "    with _pop_mode_temporarily() as mode: return mode\n"
+        "class Own(TorchDispatchMode):\n"
+        "    def __torch_dispatch__(self, func, types, args=(), kwargs=None):\n"
+        "        return func(*args, **(kwargs or {}))\n"
+        "def own():\n"
+        "    with Own() as mine:\n"
+        "        return _get_current_dispatch_mode() is mine and torch.ones(2).sum().item() == 2\n")
+import cand  # (a file under the scratch directory: candidate code)
+
+class Watch(HarnessDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+results = {}
+with OpRecorder(), Watch():
+    depth = torch._C._len_torch_dispatch_stack()
+    for name in ("stack", "tree", "functions", "pop", "own"):
+        try:
+            results[name] = repr(getattr(cand, name)())[:60]
+        except PermissionError as error:
+            results[name] = "refused"
+    results["depth_kept"] = torch._C._len_torch_dispatch_stack() == depth
+    results["by_the_harness"] = [type(m).__name__ for m in
+                                 __import__("torch").utils._python_dispatch
+                                 ._get_current_dispatch_mode_stack()]
+print(json.dumps({"results": results, "violations": trust_audit.violations}))
+"""
+
+
+def test_the_harness_modes_are_refused_to_the_candidate(tmp_path):
+    """a76/a77: the recorders' modes, handed by torch's mode-stack functions to a request the
+    candidate made (directly, through torch's proxies, through tree_map), are refused; a
+    popped one is put back; the candidate's own modes and the harness's own reads stay."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = subprocess.run([sys.executable, "-c", MODE_STACK_SCRIPT, str(scratch)],
+                         env={**os.environ, "PYTHONPATH": WORKER_DIR}, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    results = report["results"]
+    for name in ("stack", "tree", "functions", "pop"):
+        assert results[name] == "refused", (name, results)
+    assert results["own"] == "True"
+    assert results["depth_kept"] is True
+    assert results["by_the_harness"] == ["Watch"]
+    violations = "\n".join(report["violations"])
+    assert "dispatch mode stack (_get_dispatch_stack_at)" in violations
+    assert "dispatch mode stack (_pop_torch_dispatch_stack)" in violations
+    assert "function mode stack (_get_function_stack_at)" in violations

@@ -362,3 +362,97 @@ def test_bit_level_calls_from_dispatch_where_the_profiler_has_no_dtypes():
         x.view(64, 8).float().view(8, 64) * (x > 0).float() + x.to(torch.float32).view(
             torch.float32)
     assert bits.calls == []
+
+
+# ---- dense tasks (session 31): the epilogue allowance has a size ---------------------------
+
+def _dense_policy(reference, *inputs):
+    """A dense task's policy as the judge builds it: the reference's operators, the largest
+    tensor and the multiply-adds its forward touched (TensorScale)."""
+    from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, TensorScale
+    ops, modules, scale = OpRecorder(), ModuleRecorder(), TensorScale()
+    with torch.no_grad(), modules, ops, scale:
+        outputs = reference(*inputs)
+    policy = Policy(ops.names, modules.types, type(reference))
+    policy.note_scale(list(inputs), outputs, reference, scale.largest)
+    policy.macs, policy.epilogue = int(scale.macs), int(scale.volume)
+    return policy
+
+
+class _Matmul(nn.Module):
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+class _LinearReluNet(nn.Module):  # a network's own epilogues: ReLU and an add per block
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(64, 64) for _ in range(24))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = torch.relu(layer(x)) + x
+        return x
+
+
+def test_the_judges_scale_of_a_dense_task():
+    a, b = torch.randn(16, 32), torch.randn(32, 8)
+    policy = _dense_policy(_Matmul(), a, b)
+    assert policy.dense and policy.scale == 512 and policy.macs == 16 * 32 * 8
+    assert policy.epilogue == 0
+    rebuilt = Policy.from_description(json.loads(json.dumps(policy.describe())))
+    assert (rebuilt.scale, rebuilt.macs) == (512, 4096)
+    conv = _dense_policy(nn.Conv2d(3, 4, 3), torch.randn(2, 3, 8, 8))
+    assert conv.macs == 2 * 4 * 6 * 6 * 3 * 3 * 3   # output elements x one filter's
+    net = _dense_policy(_LinearReluNet(), torch.randn(8, 64))
+    assert net.scale == 64 * 64 and net.epilogue >= 24 * 2 * 8 * 64
+
+
+def test_a_gemm_in_elementwise_operators_is_the_dense_operator():
+    """a76_gemm_broadcast_mul_sum: the GEMM as broadcast multiply and sum is K times the output;
+    a K loop of outer products is K passes."""
+    a, b = torch.randn(16, 32), torch.randn(32, 8)
+    policy = _dense_policy(_Matmul(), a, b)
+    with torch.no_grad(), AtenRecorder() as aten:
+        (a[:, :, None] * b[None]).sum(1)
+    reasons = policy.check_own_work(aten.calls, 512)
+    assert reasons and "dense operator in PyTorch's elementwise operators" in reasons[0]
+    # a K loop of outer products: K passes over the output, which is the largest tensor of a
+    # 64 x 64 x 64 GEMM. (At a shrunk K of 16 it is 16 passes, within an epilogue's allowance:
+    # there the interpreter's count of the kernels' multiplies sees it, below.)
+    a, b = torch.randn(64, 64), torch.randn(64, 64)
+    policy = _dense_policy(_Matmul(), a, b)
+    with torch.no_grad(), AtenRecorder() as aten:
+        acc = torch.zeros(64, 64)
+        for k in range(64):
+            acc = torch.addcmul(acc, a[:, k:k + 1], b[k:k + 1])
+    reasons = policy.check_own_work(aten.calls, 4096)
+    assert reasons and "addcmul" in reasons[0]
+
+
+def test_an_epilogue_of_a_dense_task_is_allowed():
+    a, b = torch.randn(16, 32), torch.randn(32, 8)
+    policy = _dense_policy(_Matmul(), a, b)
+    y = torch.randn(16, 8)
+    with torch.no_grad(), AtenRecorder() as aten:  # bias, GroupNorm-like, two Swish, a scale
+        z = y + 1.0
+        z = (z - z.mean(1, keepdim=True)) / (z.var(1, keepdim=True) + 1e-5).sqrt()
+        z = z * torch.sigmoid(z) * 2.0
+        z = z * torch.sigmoid(z)
+    assert policy.check_own_work(aten.calls, 512) == []
+    # a network's per-block ReLU and add, in PyTorch beside its own GEMMs
+    net = _dense_policy(_LinearReluNet(), torch.randn(8, 64))
+    x = torch.randn(8, 64)
+    with torch.no_grad(), AtenRecorder() as aten:
+        for _ in range(24):
+            x = torch.relu(x * 1.0) + x
+    assert net.check_own_work(aten.calls, 8 * 64) == []
+
+
+def test_own_multiplies_against_the_tasks_multiply_adds():
+    policy = _dense_policy(_Matmul(), torch.randn(16, 32), torch.randn(32, 8))
+    assert policy.check_own_multiplies(4096) == []
+    assert policy.check_own_multiplies(500) == []          # Winograd-like savings pass
+    reasons = policy.check_own_multiplies(0)
+    assert reasons and "its own kernels did 0 floating-point multiplies" in reasons[0]
+    assert SOFTMAX.check_own_multiplies(0) == []           # not a dense task
