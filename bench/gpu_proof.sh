@@ -1403,7 +1403,21 @@ section_s31_first() {
 section_s31_second() {
   section_s25_side
   tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  step "session 31's cases on the GPU (mode stacks, C API, dense tasks at full size)"
+  timeout 240 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a76 a77 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+}
+
+# Session 31, third call: the warm overhead with the probes and TensorScale (issue 15), and the
+# controls.
+section_s31_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   warm_overhead harness_s31 14
+  step "the controls on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only tests/controls \
+    2>&1 | grep -E '^(legit|total)' | cut -c1-230
 }
 
 for section in "$@"; do "section_$section"; done

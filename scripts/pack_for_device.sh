@@ -5,7 +5,7 @@
 # It also carries bubblewrap and libseccomp (the candidate's confinement, docs/trust.md): the GPU
 # box has neither; `source .carry/env.sh` there sets KFORGE_BWRAP and the library path.
 # Usage: scripts/pack_for_device.sh [build-dir]   → .carry/bin/kforge, .carry/lib/*.so*,
-#        .carry/kb (KernelBench levels 1 and 3), .carry/build_cache.tgz kept
+#        .carry/kb (KernelBench levels 1-3), .carry/build_cache.tgz kept
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -18,7 +18,7 @@ rm -rf .carry && mkdir -p .carry/bin .carry/lib
 rmdir "$cache" 2>/dev/null || true
 # The public KernelBench files the corpora and gpu_proof.sh name (the device has no ../shared;
 # tests/run_corpora.py looks in .carry/kb).
-for level in level1 level3; do
+for level in level1 level2 level3; do
   if [ -d ../shared/kernelbench/$level ]; then
     mkdir -p .carry/kb && cp -r ../shared/kernelbench/$level .carry/kb/
   fi

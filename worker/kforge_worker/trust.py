@@ -551,7 +551,7 @@ class Guard:
             # stack) would shadow the method (blind red team, session 28)
             self._add(provenance.Provenance.reasons(origin, outputs))
             if self._policy is not None:
-                self._add(self._policy.check_own_multiplies(origin.multiplies))
+                self._add(self._policy.check_own_multiplies(origin.multiplies, aten.calls))
         self._checked_names.update(aten.names)
         self._task_size = max(self._task_size, _task_size(inputs, outputs))
         self._launches += launches.total + native.count()

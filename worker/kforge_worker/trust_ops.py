@@ -846,12 +846,20 @@ class Policy:
                     f"own light work allowed)"]
         return []
 
-    def check_own_multiplies(self, multiplies):
+    def check_own_multiplies(self, multiplies, calls):
         """A dense task on the CPU: the floating-point multiplies the candidate's own kernels
         executed (provenance.Provenance.multiplies, counted in the interpreter), against the
-        reference's multiply-adds. A candidate whose kernels only copy what something else
-        computed (PyTorch's elementwise operators, a vendor library, the host) did few."""
-        if not self.dense or self.macs <= 0 or multiplies >= DENSE_OWN_SHARE * self.macs:
+        reference's multiply-adds, where PyTorch's computing operators (`calls`: AtenRecorder's)
+        did at least that share themselves. A candidate whose kernels only copy what PyTorch
+        computed did few. One that found a cheaper algorithm (a diagonal matrix's product as a
+        scaling: N^2 multiplies for the reference's N^3) did few too, but left PyTorch
+        nothing; work done below the profiler (BLAS, a redispatch, the host) is memory
+        provenance's."""
+        least = DENSE_OWN_SHARE * self.macs
+        if not self.dense or self.macs <= 0 or multiplies >= least:
+            return []
+        volume, arithmetic = self._tally(calls, 1, excused=())
+        if sum(volume.values()) + sum(arithmetic.values()) < least:
             return []
         return [f"its own kernels did {multiplies} floating-point multiplies for a task of "
                 f"{self.macs} multiply-adds ({multiplies / self.macs:.1%}, at least "

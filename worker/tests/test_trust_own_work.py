@@ -449,10 +449,25 @@ def test_an_epilogue_of_a_dense_task_is_allowed():
     assert net.check_own_work(aten.calls, 8 * 64) == []
 
 
+class _DiagMatmul(nn.Module):  # KernelBench level1 12: diag(A) @ B
+    def forward(self, a, b):
+        return torch.diag(a) @ b
+
+
 def test_own_multiplies_against_the_tasks_multiply_adds():
-    policy = _dense_policy(_Matmul(), torch.randn(16, 32), torch.randn(32, 8))
-    assert policy.check_own_multiplies(4096) == []
-    assert policy.check_own_multiplies(500) == []          # Winograd-like savings pass
-    reasons = policy.check_own_multiplies(0)
+    a, b = torch.randn(16, 32), torch.randn(32, 8)
+    policy = _dense_policy(_Matmul(), a, b)
+    with torch.no_grad(), AtenRecorder() as aten:   # PyTorch computed it, a kernel copies
+        (a[:, :, None] * b[None]).sum(1)
+    assert policy.check_own_multiplies(4096, aten.calls) == []
+    assert policy.check_own_multiplies(500, aten.calls) == []   # Winograd-like savings pass
+    reasons = policy.check_own_multiplies(0, aten.calls)
     assert reasons and "its own kernels did 0 floating-point multiplies" in reasons[0]
-    assert SOFTMAX.check_own_multiplies(0) == []           # not a dense task
+    assert SOFTMAX.check_own_multiplies(0, aten.calls) == []     # not a dense task
+    # a cheaper algorithm of its own: the diagonal's product as a scaling (N^2 of N^3), with
+    # nothing left to PyTorch
+    diag = _dense_policy(_DiagMatmul(), torch.randn(32), torch.randn(32, 32))
+    assert diag.macs == 32 ** 3
+    with torch.no_grad(), AtenRecorder() as aten:
+        torch.empty(32, 32)
+    assert diag.check_own_multiplies(32 * 32, aten.calls) == []
