@@ -65,7 +65,7 @@ _DENSE = re.compile(
     r"_?embedding_bag\w*|_?fft_\w+|stft|istft|"
     # a triangular solve or an inverse is a GEMM too: [[I, A], [0, -I]] is its own inverse, and
     # solving with (I - subdiagonal) sums (blind red team, session 10); not linalg's norms
-    r"\w*solve\w*|linalg_(inv\w*|lu\w*|cholesky\w*|qr|svd\w*|eig\w*|lstsq|ldl\w*|"
+    r"(?!resolve_)\w*solve\w*|linalg_(inv\w*|lu\w*|cholesky\w*|qr|svd\w*|eig\w*|lstsq|ldl\w*|"
     r"householder_product|matrix_exp|matrix_power|pinv|tensorinv|multi_dot|det|slogdet)|"
     r"lu_unpack|cholesky\w*|geqrf|ormqr|orgqr|inverse|pinverse|matrix_exp|matrix_power|svd|"
     r"chain_matmul|det|logdet|slogdet)$")

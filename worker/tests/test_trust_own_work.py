@@ -471,3 +471,12 @@ def test_own_multiplies_against_the_tasks_multiply_adds():
     with torch.no_grad(), AtenRecorder() as aten:
         torch.empty(32, 32)
     assert diag.check_own_multiplies(32 * 32, aten.calls) == []
+
+
+def test_resolving_a_conjugate_view_is_not_a_dense_operator():
+    """`resolve_conj` ran under every reference's linear and was charged as "computed the task's
+    dense operator with another PyTorch one" (the solve family's pattern matched it)."""
+    from kforge_worker.trust_ops import is_dense
+    assert not is_dense("resolve_conj") and not is_dense("resolve_neg")
+    assert is_dense("linalg_solve") and is_dense("triangular_solve")
+    assert Policy(["linear"], [nn.Linear], Double).check(["resolve_conj", "t"], []) == []
