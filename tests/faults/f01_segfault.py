@@ -1,6 +1,7 @@
-"""Fault: read kernel-space memory through a ctypes pointer in forward (a segfault in the child;
-a kernel-half address faults even where page 0 happens to be mapped). A cast pointer raises no
-audit event (string_at and from_address are refused before they read)."""
+"""Fault: read kernel-space memory through ctypes in forward (a segfault in the child; a
+kernel-half address faults even where page 0 happens to be mapped). `memmove` raises no audit
+event (string_at and from_address are refused before they read, and since session 31 so is a
+cast of a raw address)."""
 import ctypes
 
 import torch
@@ -11,4 +12,5 @@ import triton.language as tl
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        return ctypes.cast(0xFFFFFFFFFFFF0000, ctypes.POINTER(ctypes.c_char))[0]
+        ctypes.memmove(ctypes.create_string_buffer(1), 0xFFFFFFFFFFFF0000, 1)
+        return x

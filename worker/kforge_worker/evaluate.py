@@ -688,6 +688,7 @@ class Evaluation:
         the candidate while the judge builds the reference and records its operators."""
         from kforge_worker.sandbox import RequestFailure, resolve
         from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy, TensorScale
+        from torch.utils._pytree import tree_leaves
         try:
             self.task = load_task(self.task_path, self.request["shrink"],
                                   self.request["overrides"], resolve(self.request, "task_path"))
@@ -710,6 +711,8 @@ class Evaluation:
                                         if t is not type(self.reference)], self.task.model_class)
             policy.note_scale(first, outputs, self.reference, scale.largest)
             policy.macs, policy.epilogue = int(scale.macs), int(scale.volume)
+            policy.out_elements = sum(item.numel() for item in tree_leaves(outputs)
+                                      if isinstance(item, self.torch.Tensor))
             self.reference_mutates_inputs = not same_values(recorded, first)
         except Exception as error:
             # Never judge without a policy (an empty one lets torch.softmax through): a reference

@@ -101,6 +101,8 @@ def child_setup(scratch_dir):
     _record_stream_switches()
     _refuse_record_function_off()
     _guard_mode_stacks()
+    _refuse_redispatch()
+    _refuse_raw_casts()
     frame_callbacks.install()
     # The standard modules (_WATCHED_MODULES) are guarded by the identity snapshot only: giving
     # them a class of our own would break Triton, which accepts a module read by a kernel (math,
@@ -205,6 +207,128 @@ def _guard_mode_stacks():
                                (HarnessDispatchMode, OpRecorder), reason)
         next(channel)
         _install_wrapper(name, original, channel)
+
+
+def _refuse_redispatch():
+    """`OpOverload.redispatch`, its handle's `redispatch_boxed` and `OpOverload._op_dk` run an
+    operator's kernel below the dispatcher's RecordFunction: no profiler record and no mode
+    sees it, so the own-work and volume rules see nothing (blind red teams, sessions 18, 30 and
+    31: softmax, GRU, GEMM, convolution and attention computed by redispatched ATen operators
+    beside a copy kernel). torch's own Python kernels (custom ops' autograd) call them; a
+    candidate has no use for them. Refused where candidate code calls them directly."""
+    import torch
+    import torch._ops as ops
+    reason = ("called an operator below the dispatcher ({name}): its kernel runs where no "
+              "profiler or mode records it")
+    skip = {__file__, os.path.realpath(__file__)}
+
+    def guarded(name, original):
+        channel = _redispatch_keeper(original, reason.format(name=name), skip)
+        next(channel)
+
+        def wrapper(*args, **kwargs):
+            done, value = channel.send((args, kwargs))
+            if not done:
+                raise value
+            return value
+        wrapper._kforge_wrapped = True
+        wrapper.__name__ = wrapper.__qualname__ = name.rsplit(".", 1)[-1]
+        return wrapper
+
+    if not getattr(ops.OpOverload.redispatch, "_kforge_wrapped", False):
+        ops.OpOverload.redispatch = guarded("OpOverload.redispatch", ops.OpOverload.redispatch)
+    handle = getattr(torch._C, "_DispatchOperatorHandle", None)
+    if handle is not None and not getattr(handle.redispatch_boxed, "_kforge_wrapped", False):
+        handle.redispatch_boxed = guarded("redispatch_boxed", handle.redispatch_boxed)
+    # _op_dk: each overload holds its own, from torch._C._get_operation_overload
+    lookup = torch._C._get_operation_overload
+    if not getattr(lookup, "_kforge_wrapped", False):
+        def get_operation_overload(*args, **kwargs):
+            found = lookup(*args, **kwargs)
+            if isinstance(found, tuple) and len(found) >= 2 and callable(found[1]):
+                found = (found[0], guarded("OpOverload._op_dk", found[1])) + tuple(found[2:])
+            return found
+        get_operation_overload._kforge_wrapped = True
+        torch._C._get_operation_overload = get_operation_overload
+    for namespace in list(vars(torch.ops).values()):
+        for packet in list(vars(namespace).values()) if isinstance(namespace, ops._OpNamespace) \
+                else []:
+            if not isinstance(packet, ops.OpOverloadPacket):
+                continue
+            for overload in list(vars(packet).values()):
+                if isinstance(overload, ops.OpOverload) and \
+                        not getattr(overload._op_dk, "_kforge_wrapped", False):
+                    overload._op_dk = guarded("OpOverload._op_dk", overload._op_dk)
+
+
+def _refuse_raw_casts():
+    """`ctypes.cast` of an address (an int, a c_void_p) to a pointer type or to `py_object`
+    reads any memory as any type, and turns any address into a Python object, with no audit
+    event (only `from_address` and `string_at` raise one): blind red team, session 31, read the
+    interpreter's frames above a running generator this way and cleared the recorders found
+    in their locals. Refused where candidate code casts a raw address; a pointer cast of a
+    ctypes object it made (an array, a buffer) stays. `ctypes.cast` is a Python function over
+    `ctypes._cast`: both are wrapped, and the foreign function's address is removed from the
+    modules (ctypes read it at import)."""
+    import ctypes
+    import _ctypes
+    original = getattr(ctypes, "_cast", None)
+    if original is None or getattr(original, "_kforge_wrapped", False):
+        return
+    reason = "made a pointer or an object from a raw address through ctypes (ctypes.cast)"
+    skip = {__file__, os.path.realpath(__file__), os.path.realpath(ctypes.__file__)}
+
+    def raw(obj, typ):
+        address = isinstance(obj, int) or isinstance(obj, (ctypes.c_void_p, ctypes.c_size_t,
+                                                            ctypes.c_ssize_t))
+        target = typ is ctypes.py_object or (isinstance(typ, type) and
+                                             issubclass(typ, (ctypes._Pointer, ctypes.c_void_p,
+                                                              ctypes.c_char_p)))
+        return address and target
+
+    channel = _raw_cast_keeper(original, raw, reason, skip)
+    next(channel)
+
+    def _cast(obj, same, typ):
+        done, value = channel.send((obj, same, typ))
+        if not done:
+            raise value
+        return value
+    _cast._kforge_wrapped = True
+    ctypes._cast = _cast
+    for module in (ctypes, _ctypes):
+        if hasattr(module, "_cast_addr"):
+            delattr(module, "_cast_addr")
+
+
+def _raw_cast_keeper(original, raw, reason, skip):
+    args = yield
+    while True:
+        try:
+            obj, same, typ = args
+            if raw(obj, typ) and trust_audit.called_from_candidate(skip):
+                trust_audit.record(reason)
+                result = (False, trust_audit.refusal(reason))
+            else:
+                result = (True, original(obj, same, typ))
+        except BaseException as error:  # handed to the caller, the generator lives on
+            result = (False, error)
+        args = yield result
+
+
+def _redispatch_keeper(original, reason, skip):
+    """As _refusing_keeper: the call is refused when candidate code made it."""
+    args = yield
+    while True:
+        try:
+            if trust_audit.called_from_candidate(skip):
+                trust_audit.record(reason)
+                result = (False, trust_audit.refusal(reason))
+            else:
+                result = (True, original(*args[0], **args[1]))
+        except BaseException as error:  # handed to the caller, the generator lives on
+            result = (False, error)
+        args = yield result
 
 
 def _mode_keeper(original, name, push_back, harness_types, reason):

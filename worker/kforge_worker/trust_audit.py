@@ -587,6 +587,27 @@ def asks_for_harness_modes(name, skip_files):
         _local.busy = busy
 
 
+def called_from_candidate(skip_files):
+    """Whether the first frame outside this module and `skip_files` (a wrapper's) is candidate
+    code, or runs in a thread the candidate started."""
+    busy = getattr(_local, "busy", False)
+    _local.busy = True
+    try:
+        frame = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename in _OWN_FILES or
+                                     frame.f_code.co_filename in skip_files):
+            frame = frame.f_back
+        if _is_candidate(frame):
+            return True
+        where = frame.f_code.co_filename if frame is not None else ""
+        torch_dir = _torch_dir()
+        ours = where.startswith(_PACKAGE_DIR + os.sep) or bool(torch_dir and
+                                                                where.startswith(torch_dir))
+        return _new_thread() and not ours  # (a candidate's thread running library callables)
+    finally:
+        _local.busy = busy
+
+
 def candidate_on_stack():
     """True when candidate code is anywhere on the caller's stack, or the caller runs in a thread
     started after the candidate's import (as `_when_candidate`), without tripping the hook."""

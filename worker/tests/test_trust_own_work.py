@@ -376,6 +376,7 @@ def _dense_policy(reference, *inputs):
     policy = Policy(ops.names, modules.types, type(reference))
     policy.note_scale(list(inputs), outputs, reference, scale.largest)
     policy.macs, policy.epilogue = int(scale.macs), int(scale.volume)
+    policy.out_elements = outputs.numel()
     return policy
 
 
@@ -417,29 +418,38 @@ def test_a_gemm_in_elementwise_operators_is_the_dense_operator():
         (a[:, :, None] * b[None]).sum(1)
     reasons = policy.check_own_work(aten.calls, 512)
     assert reasons and "dense operator in PyTorch's elementwise operators" in reasons[0]
-    # a K loop of outer products: K passes over the output, which is the largest tensor of a
-    # 64 x 64 x 64 GEMM. (At a shrunk K of 16 it is 16 passes, within an epilogue's allowance:
-    # there the interpreter's count of the kernels' multiplies sees it, below.)
-    a, b = torch.randn(64, 64), torch.randn(64, 64)
-    policy = _dense_policy(_Matmul(), a, b)
+    # a K loop of outer products: K passes over the output (blind red team, session 31: K = 32
+    # with a decoy dot for the multiply count)
     with torch.no_grad(), AtenRecorder() as aten:
-        acc = torch.zeros(64, 64)
-        for k in range(64):
+        acc = torch.zeros(16, 8)
+        for k in range(32):
             acc = torch.addcmul(acc, a[:, k:k + 1], b[k:k + 1])
-    reasons = policy.check_own_work(aten.calls, 4096)
-    assert reasons and "addcmul" in reasons[0]
+    reasons = policy.check_own_work(aten.calls, 512)
+    assert reasons and "addcmul" in reasons[0] and "passes over the output" in reasons[0]
+
+
+def _epilogue(z):  # a bias, a GroupNorm-like normalisation, two Swish and a scale
+    z = z + 1.0
+    z = (z - z.mean(1, keepdim=True)) / (z.var(1, keepdim=True) + 1e-5).sqrt()
+    z = z * torch.sigmoid(z) * 2.0
+    return z * torch.sigmoid(z)
+
+
+class _MatmulEpilogue(nn.Module):  # KernelBench level 2's shape of task
+    def forward(self, a, b):
+        return _epilogue(torch.matmul(a, b))
 
 
 def test_an_epilogue_of_a_dense_task_is_allowed():
     a, b = torch.randn(16, 32), torch.randn(32, 8)
-    policy = _dense_policy(_Matmul(), a, b)
     y = torch.randn(16, 8)
-    with torch.no_grad(), AtenRecorder() as aten:  # bias, GroupNorm-like, two Swish, a scale
-        z = y + 1.0
-        z = (z - z.mean(1, keepdim=True)) / (z.var(1, keepdim=True) + 1e-5).sqrt()
-        z = z * torch.sigmoid(z) * 2.0
-        z = z * torch.sigmoid(z)
-    assert policy.check_own_work(aten.calls, 512) == []
+    with torch.no_grad(), AtenRecorder() as aten:   # its own GEMM, the reference's epilogue
+        _epilogue(y)
+    assert _dense_policy(_MatmulEpilogue(), a, b).check_own_work(aten.calls, 512) == []
+    # a few passes of glue beside a plain GEMM (a bias, a scale, a clamp, a cast)
+    with torch.no_grad(), AtenRecorder() as aten:
+        (y * 2.0 + 1.0).clamp(-3, 3).relu()
+    assert _dense_policy(_Matmul(), a, b).check_own_work(aten.calls, 512) == []
     # a network's per-block ReLU and add, in PyTorch beside its own GEMMs
     net = _dense_policy(_LinearReluNet(), torch.randn(8, 64))
     x = torch.randn(8, 64)
