@@ -766,6 +766,11 @@ class Watch:
                     if len(fields) >= 6 and int(fields[4]) == inodes[path]:
                         low, high = (int(x, 16) for x in fields[0].split("-"))
                         regions.append((low, high, int(fields[2], 16), fields[1]))
+                if not regions:
+                    # never loaded (cuDNN in a candidate that uses none): no code of it can run,
+                    # and the kernel puts the breakpoints in if it is mapped later. A library
+                    # with its code unmapped but its other segments left is still checked.
+                    continue
                 for offset, label in found:
                     address = next((low + offset - file_offset for low, high, file_offset, mode
                                     in regions if "x" in mode and
