@@ -329,7 +329,7 @@ def _when_candidate(reason):
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
-_PYTHON_API = re.compile(r"^_?Py[A-Z_]")
+_PYTHON_API = re.compile(r"^_?Py(?!Init_)[A-Z_]")  # (PyInit_x: an extension's own entry)
 
 
 def _python_api(args):
