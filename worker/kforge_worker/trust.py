@@ -275,7 +275,8 @@ def _refuse_raw_casts():
     original = getattr(ctypes, "_cast", None)
     if original is None or getattr(original, "_kforge_wrapped", False):
         return
-    reason = "made a pointer or an object from a raw address through ctypes (ctypes.cast)"
+    reason = ("made a pointer or an object from a raw address through ctypes (ctypes.cast); a "
+              "foreign function takes ctypes.c_void_p(tensor.data_ptr()) as it is")
     skip = {__file__, os.path.realpath(__file__), os.path.realpath(ctypes.__file__)}
 
     def raw(obj, typ):
