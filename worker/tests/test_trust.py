@@ -671,7 +671,19 @@ with open(os.path.join(scratch, "cand.py"), "w") as handle:
         "        return func(*args, **(kwargs or {}))\n"
         "def own():\n"
         "    with Own() as mine:\n"
-        "        return _get_current_dispatch_mode() is mine and torch.ones(2).sum().item() == 2\n")
+        "        return _get_current_dispatch_mode() is mine and torch.ones(2).sum().item() == 2\n"
+        "import ctypes\n"
+        "KS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)\n"
+        "def redispatch(): return torch.ops.aten.exp.default.redispatch(KS, torch.ones(2))\n"
+        "def op_dk(): return torch.ops.aten.exp.default._op_dk(torch._C.DispatchKey.CPU,\n"
+        "                                                      torch.ones(2))\n"
+        "def boxed(): return torch.ops.aten.exp.default._handle.redispatch_boxed(KS,\n"
+        "                                                                        torch.ones(2))\n"
+        "def cast(): return ctypes.cast(id(torch), ctypes.py_object).value\n"
+        "def pointer(): return ctypes.cast(torch.ones(2).data_ptr(),\n"
+        "                                  ctypes.POINTER(ctypes.c_float))[0]\n"
+        "def buffer(): return ctypes.cast(ctypes.create_string_buffer(b'ab'),\n"
+        "                                 ctypes.POINTER(ctypes.c_char))[0]\n")
 import cand  # (a file under the scratch directory: candidate code)
 
 class Watch(HarnessDispatchMode):
@@ -681,12 +693,15 @@ class Watch(HarnessDispatchMode):
 results = {}
 with OpRecorder(), Watch():
     depth = torch._C._len_torch_dispatch_stack()
-    for name in ("stack", "tree", "functions", "pop", "own"):
+    for name in ("stack", "tree", "functions", "pop", "own", "redispatch", "op_dk", "boxed",
+                 "cast", "pointer", "buffer"):
         try:
             results[name] = repr(getattr(cand, name)())[:60]
         except PermissionError as error:
             results[name] = "refused"
     results["depth_kept"] = torch._C._len_torch_dispatch_stack() == depth
+    results["harness_redispatch"] = repr(torch.ops.aten.exp.default.redispatch(
+        cand.KS, torch.zeros(1)))
     results["by_the_harness"] = [type(m).__name__ for m in
                                  __import__("torch").utils._python_dispatch
                                  ._get_current_dispatch_mode_stack()]
@@ -697,7 +712,8 @@ print(json.dumps({"results": results, "violations": trust_audit.violations}))
 def test_the_harness_modes_are_refused_to_the_candidate(tmp_path):
     """a76/a77: the recorders' modes, handed by torch's mode-stack functions to a request the
     candidate made (directly, through torch's proxies, through tree_map), are refused; a
-    popped one is put back; the candidate's own modes and the harness's own reads stay."""
+    popped one is put back; the candidate's own modes and the harness's own reads stay. a78:
+    calls below the dispatcher and ctypes casts of raw addresses are refused to it too."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     run = subprocess.run([sys.executable, "-c", MODE_STACK_SCRIPT, str(scratch)],
@@ -709,6 +725,12 @@ def test_the_harness_modes_are_refused_to_the_candidate(tmp_path):
     for name in ("stack", "tree", "functions", "pop"):
         assert results[name] == "refused", (name, results)
     assert results["own"] == "True"
+    # below the dispatcher and raw casts: refused to the candidate, not to the harness, and a
+    # cast of a ctypes object the candidate made stays
+    for name in ("redispatch", "op_dk", "boxed", "cast", "pointer"):
+        assert results[name] == "refused", (name, results)
+    assert results["buffer"] == "b'a'"
+    assert results["harness_redispatch"] == "tensor([1.])"
     assert results["depth_kept"] is True
     assert results["by_the_harness"] == ["Watch"]
     violations = "\n".join(report["violations"])
