@@ -1,4 +1,4 @@
-"""Broken on purpose: reads a kernel-half address through a cast pointer (crashed, SIGSEGV)."""
+"""Broken on purpose: reads a kernel-half address through ctypes.memmove (crashed, SIGSEGV)."""
 import ctypes
 
 import torch.nn as nn
@@ -9,5 +9,5 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x):
-        ctypes.cast(0xFFFFFFFFFFFF0000, ctypes.POINTER(ctypes.c_char))[0]
+        ctypes.memmove(ctypes.create_string_buffer(1), 0xFFFFFFFFFFFF0000, 1)
         return x
