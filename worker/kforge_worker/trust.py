@@ -175,9 +175,12 @@ def _refuse_from_candidate(name, refused, reason):
     original = getattr(torch._C._autograd, name, None)
     if original is None or getattr(original, "_kforge_wrapped", False):
         return
-    channel = _refusing_keeper(original, refused, reason)
-    next(channel)
-    _install_wrapper(name, original, channel, "torch._C._autograd")
+
+    def check(*args):
+        if refused(*args) and trust_audit.candidate_on_stack():
+            raise _recorded_refusal(reason)
+        return original(*args)
+    _install_wrapper(name, original, _wrapper(check, name, "torch._C._autograd"))
 
 
 def _guard_mode_stacks():
@@ -203,10 +206,25 @@ def _guard_mode_stacks():
             continue
         reason = (f"reached the harness's recorders on torch's {stack} mode stack ({name}): "
                   f"the objects that watch its calls")
-        channel = _mode_keeper(original, name, push[stack] if pops else None,
-                               (HarnessDispatchMode, OpRecorder), reason)
-        next(channel)
-        _install_wrapper(name, original, channel)
+        check = _mode_check(original, name, push[stack] if pops else None,
+                            (HarnessDispatchMode, OpRecorder), reason)
+        _install_wrapper(name, original, _wrapper(check, name, "torch._C"))
+
+
+def _mode_check(original, name, push_back, harness_types, reason):
+    """A mode-stack function's call: it runs, and a harness mode it hands to the candidate's
+    request is refused (a popped one pushed back first)."""
+    skip = {__file__, os.path.realpath(__file__)}
+
+    def check(*args):
+        mode = original(*args)
+        if issubclass(type(mode), harness_types) and \
+                trust_audit.asks_for_harness_modes(name, skip):
+            if push_back is not None:
+                push_back(mode)
+            raise _recorded_refusal(reason)
+        return mode
+    return check
 
 
 def _refuse_redispatch():
@@ -220,20 +238,10 @@ def _refuse_redispatch():
     import torch._ops as ops
     reason = ("called an operator below the dispatcher ({name}): its kernel runs where no "
               "profiler or mode records it")
-    skip = {__file__, os.path.realpath(__file__)}
 
     def guarded(name, original):
-        channel = _redispatch_keeper(original, reason.format(name=name), skip)
-        next(channel)
-
-        def wrapper(*args, **kwargs):
-            done, value = channel.send((args, kwargs))
-            if not done:
-                raise value
-            return value
-        wrapper._kforge_wrapped = True
-        wrapper.__name__ = wrapper.__qualname__ = name.rsplit(".", 1)[-1]
-        return wrapper
+        return _wrapper(_from_candidate_refused(original, reason.format(name=name)),
+                        name.rsplit(".", 1)[-1])
 
     if not getattr(ops.OpOverload.redispatch, "_kforge_wrapped", False):
         ops.OpOverload.redispatch = guarded("OpOverload.redispatch", ops.OpOverload.redispatch)
@@ -261,6 +269,18 @@ def _refuse_redispatch():
                     overload._op_dk = guarded("OpOverload._op_dk", overload._op_dk)
 
 
+def _from_candidate_refused(original, reason, extra_skip=(), refused=None):
+    """A call of `original` refused when candidate code made it (the first frame outside this
+    file and `extra_skip`) and, where given, `refused(*args)` holds."""
+    skip = {__file__, os.path.realpath(__file__), *extra_skip}
+
+    def check(*args, **kwargs):
+        if (refused is None or refused(*args)) and trust_audit.called_from_candidate(skip):
+            raise _recorded_refusal(reason)
+        return original(*args, **kwargs)
+    return check
+
+
 def _refuse_raw_casts():
     """`ctypes.cast` of an address (an int, a c_void_p) to a pointer type or to `py_object`
     reads any memory as any type, and turns any address into a Python object, with no audit
@@ -277,9 +297,8 @@ def _refuse_raw_casts():
         return
     reason = ("made a pointer or an object from a raw address through ctypes (ctypes.cast); a "
               "foreign function takes ctypes.c_void_p(tensor.data_ptr()) as it is")
-    skip = {__file__, os.path.realpath(__file__), os.path.realpath(ctypes.__file__)}
 
-    def raw(obj, typ):
+    def raw(obj, same, typ):
         address = isinstance(obj, int) or isinstance(obj, (ctypes.c_void_p, ctypes.c_size_t,
                                                             ctypes.c_ssize_t))
         target = typ is ctypes.py_object or (isinstance(typ, type) and
@@ -287,111 +306,73 @@ def _refuse_raw_casts():
                                                               ctypes.c_char_p)))
         return address and target
 
-    channel = _raw_cast_keeper(original, raw, reason, skip)
-    next(channel)
-
-    def _cast(obj, same, typ):
-        done, value = channel.send((obj, same, typ))
-        if not done:
-            raise value
-        return value
-    _cast._kforge_wrapped = True
-    ctypes._cast = _cast
+    ctypes._cast = _wrapper(_from_candidate_refused(
+        original, reason, {os.path.realpath(ctypes.__file__)}, refused=raw), "_cast")
     for module in (ctypes, _ctypes):
         if hasattr(module, "_cast_addr"):
             delattr(module, "_cast_addr")
 
 
-def _raw_cast_keeper(original, raw, reason, skip):
-    args = yield
-    while True:
-        try:
-            obj, same, typ = args
-            if raw(obj, typ) and trust_audit.called_from_candidate(skip):
-                trust_audit.record(reason)
-                result = (False, trust_audit.refusal(reason))
-            else:
-                result = (True, original(obj, same, typ))
-        except BaseException as error:  # handed to the caller, the generator lives on
-            result = (False, error)
-        args = yield result
+def _recorded_refusal(reason):
+    trust_audit.record(reason)
+    return trust_audit.refusal(reason)
 
 
-def _redispatch_keeper(original, reason, skip):
-    """As _refusing_keeper: the call is refused when candidate code made it."""
-    args = yield
-    while True:
-        try:
-            if trust_audit.called_from_candidate(skip):
-                trust_audit.record(reason)
-                result = (False, trust_audit.refusal(reason))
-            else:
-                result = (True, original(*args[0], **args[1]))
-        except BaseException as error:  # handed to the caller, the generator lives on
-            result = (False, error)
-        args = yield result
+def _wrapper(check, name, module_name=None):
+    """A function that runs `check` (the original, its test and its reason, in the cells of
+    `check`) through a suspended generator, _keeper: the wrapper's only closure cell is the
+    generator."""
+    channel = _keeper(check)
+    next(channel)
 
-
-def _mode_keeper(original, name, push_back, harness_types, reason):
-    """As _refusing_keeper, for a mode-stack function: the call runs, and a harness mode it hands
-    to the candidate's request is refused (popped ones pushed back)."""
-    skip = {__file__, os.path.realpath(__file__)}
-    args = yield
-    while True:
-        try:
-            mode = original(*args)
-            if issubclass(type(mode), harness_types) and \
-                    trust_audit.asks_for_harness_modes(name, skip):
-                if push_back is not None:
-                    push_back(mode)
-                trust_audit.record(reason)
-                result = (False, trust_audit.refusal(reason))
-            else:
-                result = (True, mode)
-        except BaseException as error:  # handed to the caller, the generator lives on
-            result = (False, error)
-        args = yield result
-
-
-def _install_wrapper(name, original, channel, module_name="torch._C"):
-    """Puts a wrapper that sends its arguments to `channel` in place of `original` in every
-    torch module that holds it."""
-    holders = [module for module in list(sys.modules.values())  # (no module __getattr__ run)
-               if isinstance(module, types.ModuleType)
-               and str(getattr(module, "__name__", "")).startswith("torch")
-               and vars(module).get(name) is original]
-
-    def wrapper(*args):
-        done, value = channel.send(args)
+    def wrapper(*args, **kwargs):
+        done, value = channel.send((args, kwargs))
         if not done:
             raise value
         return value
 
     wrapper._kforge_wrapped = True
-    wrapper.__module__ = module_name  # torch's, to whoever holds it
+    if module_name:
+        wrapper.__module__ = module_name  # torch's, to whoever holds it
     wrapper.__name__ = wrapper.__qualname__ = name
+    return wrapper
+
+
+def _install_wrapper(name, original, wrapper):
+    """Puts `wrapper` in place of `original` in every torch module that holds it."""
+    holders = [module for module in list(sys.modules.values())  # (no module __getattr__ run)
+               if isinstance(module, types.ModuleType)
+               and str(getattr(module, "__name__", "")).startswith("torch")
+               and vars(module).get(name) is original]
     for module in holders:
         setattr(module, name, wrapper)
 
 
-def _refusing_keeper(original, refused, reason):
-    """The check, the reason and the original live here, as the generator's own locals: a
-    closure cell is rewritable by any code (`wrapper.__closure__[i].cell_contents = ...`), so a
+def _keeper(check):
+    """Every refusal wrapper's generator. `check` (the original, its test and its reason, in its
+    own cells) lives here as the generator's local, reachable only through gi_frame, an access
+    the audit hook refuses to candidate code. A closure cell of the wrapper is rewritable by any
+    code (`wrapper.__closure__[i].cell_contents = ...`), so a
     wrapper whose check lived in a cell could be told to refuse nothing. Candidate code that
     reaches this generator (the wrapper's closure) and sends it arguments calls from its own frame
     and is refused the same (blind red team, session 18:
     `_disable_profiler_legacy.__closure__[0].cell_contents.send(())`)."""
-    args = yield
+    arguments = yield
     while True:
         try:
-            if refused(*args) and trust_audit.candidate_on_stack():
-                trust_audit.record(reason)
-                result = (False, trust_audit.refusal(reason))
-            else:
-                result = (True, original(*args))
+            # the wrapper sends (args, kwargs); anything else sent here is taken as the
+            # arguments themselves, so that the check still runs on it (a59_refusal_keeper_send)
+            args, kwargs = arguments
+            if not isinstance(args, tuple) or not isinstance(kwargs, dict):
+                raise TypeError
+        except (TypeError, ValueError):
+            args = tuple(arguments) if isinstance(arguments, (tuple, list)) else (arguments,)
+            kwargs = {}
+        try:
+            result = (True, check(*args, **kwargs))
         except BaseException as error:  # handed to the caller, the generator lives on
             result = (False, error)
-        args = yield result
+        arguments = yield result
 
 
 def _record_stream_switches():
