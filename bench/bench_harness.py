@@ -50,6 +50,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--device", default="cuda",
+                        help="cuda, or cpu (the Triton interpreter: the judge's own overhead, "
+                             "profiled without a GPU; add --shrink)")
+    parser.add_argument("--shrink", action="store_true", help="the task's shapes shrunk (CPU)")
     parser.add_argument("--baselines", default="eager",
                         help="comma-separated: eager (a pipeline's candidates) or "
                              "eager,compile,cuda_graph (kforge eval, suite eval)")
@@ -70,7 +74,8 @@ def main():
         for attempt in range(args.repeat):
             sent = time.perf_counter()
             result = worker.request("evaluate", task_path=os.path.join(ROOT, task),
-                                    candidate_path=os.path.join(ROOT, candidate), device="cuda",
+                                    candidate_path=os.path.join(ROOT, candidate), device=args.device,
+                                    shrink=args.shrink,
                                     trials=args.trials, timeout_s=600,
                                     baselines=args.baselines.split(","))
             wall = time.perf_counter() - sent
@@ -82,6 +87,8 @@ def main():
             print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
                   flush=True)
             print(f"  phases (s): {result.get('phases_s')}", flush=True)
+            if result.get("candidate_ops_s"):  # the candidate process's own time per request
+                print(f"  candidate ops (s): {result['candidate_ops_s']}", flush=True)
             if result.get("candidate_start"):  # the warm process: its age, start-up, idle time
                 print(f"  candidate start: {result['candidate_start']}", flush=True)
             detail = result.get("phases_detail") or {}

@@ -1420,4 +1420,59 @@ section_s31_third() {
     2>&1 | grep -E '^(legit|total)' | cut -c1-230
 }
 
+# Session 32, first call (a fresh checkout: no build cache carried): every library source side by
+# side (builds the RNN cache, sent back), the operator probes' unit tests on a GPU, session 31's
+# cases (a78, a79) on the GPU, and the warm overhead with the judge's profile (issue 15).
+section_s32_first() {
+  section_s25_side
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  step "the operator probes' unit tests on the GPU"
+  timeout 150 "$KFORGE_PYTHON" -m pytest -q -x worker/tests/test_operator_probes.py 2>&1 | tail -n 6
+  step "session 31's blind red-team cases on the GPU (a78, a79)"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a78 a79 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  step "warm-worker overhead with the judge's profile (issue 15)"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --cprofile /tmp/kforge-prof \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' > "$OUT/harness_s32.txt"
+  grep -v "^ \{2,\}[0-9]" "$OUT/harness_s32.txt" | grep -v "^$" | tail -n 40
+  tar czf "$OUT/prof.tgz" -C /tmp kforge-prof
+}
+
+# Session 32, second call: the timed check's one-pass error statistics (error_stats.py) against
+# PyTorch's, the warm overhead after it, a78's remaining cases, timing parity (issue 18).
+section_s32_second() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "the one-pass error statistics on the GPU"
+  timeout 120 "$KFORGE_PYTHON" -m pytest -q -s worker/tests/test_gpu.py -k fused_error 2>&1 |
+    grep -E "ms per output|passed|failed|Error" | head -n 12
+  step "warm-worker overhead after the one-pass timed check (issue 15)"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' > "$OUT/harness_s32b.txt"
+  grep -E "^\||phases|spread" "$OUT/harness_s32b.txt" | tail -n 22
+  step "a78's remaining cases on the GPU"
+  timeout 210 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only \
+    a78_l2gemm a78_matmul_addcmul a78_matmul_numpy a78_matmul_redispatch a78_sdpa \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  step "timing parity (issue 18)"
+  timeout 130 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 1 --chunks 1,4 --budget-s 100 \
+    --json "$OUT/timing_parity.json" 2>&1 | tail -10
+}
+
+# Session 32, third call: the last a78/a79 cases and the controls on the GPU.
+section_s32_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "a78/a79's last cases on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only \
+    a78_softmax_no_launch a78_softmax_redispatch a79 2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  step "the controls on the GPU"
+  timeout 250 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only tests/controls \
+    2>&1 | grep -E '^(legit|total)' | cut -c1-230
+}
+
 for section in "$@"; do "section_$section"; done

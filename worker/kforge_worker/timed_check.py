@@ -18,6 +18,7 @@ import math
 
 import torch
 
+from kforge_worker import error_stats
 from kforge_worker.correctness import Comparison, _chunks, base_tolerance
 
 TIMED_K = 8.0
@@ -68,7 +69,15 @@ def _worst_units_on_device(mine, theirs, base):
 
 def _errors_on_device(mine, theirs, base):
     """[largest error in base units, sum of squared errors, sum of squared reference values] of
-    a floating output, as check() computes them (float64, in chunks), left on the device."""
+    a floating output, as check() computes them (float64, in chunks), left on the device: on a
+    GPU in one pass (error_stats.py), elsewhere in PyTorch."""
+    if error_stats.fused_applies(mine, theirs):
+        return error_stats.errors_fused(mine, theirs, base)
+    return errors_torch(mine, theirs, base)
+
+
+def errors_torch(mine, theirs, base):
+    """_errors_on_device in PyTorch's float64 operators, a chunk at a time."""
     flat = [mine.reshape(-1), theirs.reshape(-1)]
     parts = []
     for start, end in _chunks(mine.numel()):

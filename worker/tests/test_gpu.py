@@ -176,3 +176,40 @@ def test_rnn_follows_the_cudnn_tf32_flag():
     run = subprocess.run([sys.executable, "-c", TF32_CHECK], cwd=root, env=env,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0 and "tf32 ok" in run.stdout, run.stderr[-3000:]
+
+
+ERROR_STATS_CHECK = r'''
+import time, torch
+from kforge_worker import error_stats, timed_check
+from kforge_worker.correctness import base_tolerance
+torch.manual_seed(0)
+for dtype, n in ((torch.float32, 4096 * 16384), (torch.bfloat16, 100003), (torch.float64, 5000)):
+    theirs = torch.randn(n, device="cuda").to(dtype)
+    mine = (theirs.double() + 1e-3 * torch.randn(n, device="cuda", dtype=torch.float64)).to(dtype)
+    mine[7], theirs[7] = float("nan"), float("nan")
+    mine[n - 1] = float("nan")
+    base = base_tolerance(dtype)
+    assert error_stats.fused_applies(mine, theirs)
+    fused = error_stats.errors_fused(mine, theirs, base).tolist()
+    plain = timed_check.errors_torch(mine, theirs, base).tolist()
+    assert fused[0] == plain[0], (dtype, fused, plain)
+    assert all(abs(f - p) <= 1e-9 * abs(p) for f, p in zip(fused[1:], plain[1:])), (fused, plain)
+    for name, fn in (("fused", error_stats.errors_fused), ("pytorch", timed_check.errors_torch)):
+        torch.cuda.synchronize(); began = time.perf_counter()
+        for _ in range(5):
+            fn(mine, theirs, base).tolist()
+        print(f"{dtype} n={n} {name}: {(time.perf_counter() - began) / 5 * 1e3:.2f} ms per output")
+print("error stats ok")
+'''
+
+
+def test_fused_error_statistics_on_the_gpu():
+    """The timed check's one-pass kernel agrees with the PyTorch path on a GPU (a full-size
+    softmax output, bfloat16, float64) and prints both times."""
+    env = {key: value for key, value in os.environ.items() if key != "TRITON_INTERPRET"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.path.join(root, "worker")
+    run = subprocess.run([sys.executable, "-c", ERROR_STATS_CHECK], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    print(run.stdout)
+    assert run.returncode == 0 and "error stats ok" in run.stdout, run.stderr[-3000:]
