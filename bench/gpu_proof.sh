@@ -1467,6 +1467,11 @@ section_s32_third() {
   export KFORGE_BUILD_CACHE=/tmp/kforge-builds
   [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
   "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "warm-worker overhead, the one-pass check only where it pays (issue 15)"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 | grep -v '^\[' > "$OUT/harness_s32c.txt"
+  grep -E "^\||phases|spread" "$OUT/harness_s32c.txt" | tail -n 22
   step "a78/a79's last cases on the GPU"
   timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only \
     a78_softmax_no_launch a78_softmax_redispatch a79 2>&1 | grep -E '^(attack|total)' | cut -c1-230

@@ -4,7 +4,8 @@ The timed calls' check (timed_check.check_block) needs, for every output of ever
 three float64 numbers: the largest error in allclose units (|mine - theirs| / (base + base x
 |theirs|)), the sum of squared errors and the sum of squared expected values. In PyTorch that
 is ~20 float64 elementwise kernels over the whole output; on a 4096 x 16384 softmax they took
-0.47 s of a warm evaluation's 1.0 s of timing overhead (H200, session 32). Here one Triton
+0.47 s of a warm evaluation's 1.0 s of timing overhead (H200, session 32), and a full-size
+KernelBench level 1 output (1.6e9 elements) costs ~0.14 s per timed call. Here one Triton
 kernel reads both outputs once and leaves one row of partials per program; PyTorch reduces the
 partials. The judge's own code: candidate code never runs in this process.
 
@@ -18,6 +19,12 @@ import triton
 import triton.language as tl
 
 BLOCK = 2048
+# The kernel's first launch in a judge process costs ~0.45 s (Triton's cache lookup, its
+# launcher, the module load: a warm evaluation's load phase grew by that much when it ran there,
+# H200, session 32); each output element checked costs 0.087 ns in PyTorch's path and 0.0076 ns
+# here (a 4096 x 16384 float32 output: 5.83 against 0.51 ms). One pass pays off past ~5.7e9
+# elements checked in an evaluation: a full-size softmax (7.5e9), not an RNN's (4e6).
+FUSED_MIN_ELEMENTS = 6e9
 _DOUBLE_MAX = 1.7976931348623157e308
 _FLOATING = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
@@ -49,6 +56,12 @@ def _error_stats_kernel(mine_ptr, theirs_ptr, base_ptr, partials_ptr, numel,
     tl.store(row + 2, tl.sum(expected, axis=0))
 
 
+def pays_off(device, elements):
+    """Whether an evaluation that checks `elements` output elements in timed calls does it in
+    one pass per output (its first launch then repaid)."""
+    return device == "cuda" and elements >= FUSED_MIN_ELEMENTS
+
+
 def fused_applies(mine, theirs):
     """Whether the one-pass kernel computes these statistics: floating outputs of one size on
     one CUDA device. (The CPU path stays PyTorch: there the interpreter would run the kernel.)"""
@@ -71,7 +84,6 @@ def errors_fused(mine, theirs, base):
 
 
 def warm_up(device):
-    """The kernel's first launch in this process (Triton's cache lookup and module load, ~0.1 s)
-    at a moment the judge would only wait, not inside the timing phase."""
+    """The kernel's first launch in this process, before the first timed block."""
     x = torch.zeros(4, device=device)
     errors_fused(x, x, 1e-4)

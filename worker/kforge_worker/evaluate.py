@@ -748,9 +748,6 @@ class Evaluation:
             "shapes": self.task.shapes, "device": self.device,
             "reference_name": self.task.model_class.__name__,
             "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
-        if self.device == "cuda":  # the timed check's kernel loaded while the candidate imports
-            from kforge_worker import error_stats
-            error_stats.warm_up(self.device)
         # While the candidate is imported there: the first checked set's expected outputs here
         # (~0.1 s of cuDNN's GRU and its float64 twin, and the twin's build; not for a set
         # large enough that its outputs must not wait on the device beside the candidate's)
@@ -987,7 +984,7 @@ class Evaluation:
         median over blocks of each block's mean (timing.block_stats), for every runner; the
         candidate's block means are cross-checked with the judge's wall clock against the
         honest overhead measured before its import (calibration.py)."""
-        from kforge_worker import timed_check, timing
+        from kforge_worker import error_stats, timed_check, timing
         torch = self.torch
         template = self.slots[0]
         block = block_size(sum(template.input_sizes), sum(template.output_sizes))
@@ -1021,6 +1018,11 @@ class Evaluation:
         warmup = int(self.request["warmup"])
         # round 0 (discarded) is shorter for a slow reference: each of its trials costs a call
         first = timing.warm_up_round_trials(block, self.reference_call_s)
+        # the timed check in one pass per output where that repays the kernel's first launch
+        fused = error_stats.pays_off(self.device, (first + rounds * block) * sum(
+            math.prod(shape) for dtype, shape in template.expected if dtype.is_floating_point))
+        if fused:
+            error_stats.warm_up(self.device)
         while round_index <= rounds:
             round_began = time.monotonic()  # the draws count: a slow draw means fewer rounds
             count = first if round_index == 0 else block
@@ -1044,7 +1046,7 @@ class Evaluation:
                     firsts[name].append(ms[0])
             problem, seen = timed_check.check_block(
                 got, kept, bounds, lambda position: f"timed call {position + 1} of block "
-                f"{round_index}, fresh input set (seed {seeds[position]})")
+                f"{round_index}, fresh input set (seed {seeds[position]})", fused)
             worst = [(max(a, c), max(b, d)) for (a, b), (c, d) in zip(worst, seen)]
             if problem:
                 raise Failure("wrong_output", "wrong output during timing:\n" + problem)

@@ -67,11 +67,11 @@ def _worst_units_on_device(mine, theirs, base):
     return err.max() if err.numel() else err.new_zeros(())
 
 
-def _errors_on_device(mine, theirs, base):
+def _errors_on_device(mine, theirs, base, fused=False):
     """[largest error in base units, sum of squared errors, sum of squared reference values] of
-    a floating output, as check() computes them (float64, in chunks), left on the device: on a
-    GPU in one pass (error_stats.py), elsewhere in PyTorch."""
-    if error_stats.fused_applies(mine, theirs):
+    a floating output, as check() computes them (float64, in chunks), left on the device; with
+    `fused` (error_stats.pays_off) in one pass on a GPU."""
+    if fused and error_stats.fused_applies(mine, theirs):
         return error_stats.errors_fused(mine, theirs, base)
     return errors_torch(mine, theirs, base)
 
@@ -89,7 +89,7 @@ def errors_torch(mine, theirs, base):
     return torch.stack([parts[:, 0].max(), parts[:, 1].sum(), parts[:, 2].sum()])
 
 
-def check_block(gots, wants, bounds, where):
+def check_block(gots, wants, bounds, where, fused=False):
     """check() over a block's timed calls (`gots`, `wants`: per call, its outputs and the eager
     ones; `where(position)`: the call's place, for the text) with one host synchronisation for
     the whole block instead of three per chunk of every output (0.68 s of a softmax evaluation's
@@ -101,7 +101,8 @@ def check_block(gots, wants, bounds, where):
         for mine, theirs in zip(got, want):
             if theirs.is_floating_point():
                 floating.append(True)
-                stats.append(_errors_on_device(mine, theirs, base_tolerance(theirs.dtype)))
+                stats.append(_errors_on_device(mine, theirs, base_tolerance(theirs.dtype),
+                                               fused))
             else:
                 floating.append(False)
     numbers = iter(torch.stack(stats).tolist() if stats else [])  # the one synchronisation

@@ -1426,3 +1426,7 @@ def test_fused_error_statistics_match_pytorchs(dtype):
     assert error_stats.errors_fused(a, b, base).tolist()[0] == 1.7976931348623157e308
     assert timed_check.errors_torch(a, b, base).tolist()[0] == 1.7976931348623157e308
     assert not error_stats.fused_applies(a, b)  # CPU tensors: PyTorch's path in the judge
+    # one pass only where it repays its first launch: a full-size softmax, not an RNN's outputs
+    assert error_stats.pays_off("cuda", 112 * 4096 * 16384)
+    assert not error_stats.pays_off("cuda", 112 * 10 * 512 * 256)
+    assert not error_stats.pays_off("cpu", 1e12)
