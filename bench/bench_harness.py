@@ -74,8 +74,8 @@ def main():
         for attempt in range(args.repeat):
             sent = time.perf_counter()
             result = worker.request("evaluate", task_path=os.path.join(ROOT, task),
-                                    candidate_path=os.path.join(ROOT, candidate), device=args.device,
-                                    shrink=args.shrink,
+                                    candidate_path=os.path.join(ROOT, candidate),
+                                    device=args.device, shrink=args.shrink,
                                     trials=args.trials, timeout_s=600,
                                     baselines=args.baselines.split(","))
             wall = time.perf_counter() - sent

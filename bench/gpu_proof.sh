@@ -1480,4 +1480,23 @@ section_s32_third() {
     2>&1 | grep -E '^(legit|total)' | cut -c1-230
 }
 
+# Session 32, fourth call: the one-pass error statistics at a full-size KernelBench output, and a
+# full-size level1 23_Softmax evaluation (outputs of 1.6e9 elements: the one-pass check's case).
+section_s32_fourth() {
+  step "error statistics of one 4096 x 393216 output: one pass against PyTorch's path"
+  timeout 60 "$KFORGE_PYTHON" bench/diag/error_stats_full_size.py
+  step "kforge eval, level1 23_Softmax at full size, a blocked online softmax"
+  timeout 380 $K eval --task .carry/kb/level1/23_Softmax.py --candidate bench/diag/softmax_online.py \
+    --json > "$OUT/t23.json" 2> "$OUT/t23.err"
+  "$KFORGE_PYTHON" - "$OUT/t23.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r.get("timing") or {}
+print(r["status"], r.get("error", "")[:300], r.get("reasons"))
+print("phases", r.get("phases_s"), "wall", r.get("wall_s"), "timed", r.get("timed_s"))
+print({k: (v or {}).get("median_ms") for k, v in t.items() if isinstance(v, dict)},
+      r.get("speedup_vs_best_baseline"))
+EOP
+}
+
 for section in "$@"; do "section_$section"; done
