@@ -60,7 +60,14 @@ def main():
     parser.add_argument("--cprofile", default="",
                         help="folder: the worker's evaluate child writes its Python profile there "
                              "(evaluate_PID.prof; the 25 costliest calls are printed)")
+    parser.add_argument("--gap-s", type=float, default=0.0,
+                        help="seconds between a reply and the next request (a pipeline waits for "
+                             "a model's reply there; the worker prepares the next judge)")
+    parser.add_argument("--no-spare", action="store_true",
+                        help="no judge prepared ahead (KFORGE_JUDGE_SPARE=0): the comparison")
     args = parser.parse_args()
+    if args.no_spare:
+        os.environ["KFORGE_JUDGE_SPARE"] = "0"
 
     started = time.perf_counter()
     worker = Worker(args.python, args.cprofile)
@@ -72,6 +79,7 @@ def main():
     for pair in args.pair:
         task, candidate = pair.split(":")
         for attempt in range(args.repeat):
+            time.sleep(args.gap_s)
             sent = time.perf_counter()
             result = worker.request("evaluate", task_path=os.path.join(ROOT, task),
                                     candidate_path=os.path.join(ROOT, candidate),
@@ -86,7 +94,8 @@ def main():
                          wall, result.get("child_s"), result.get("timed_s")))
             print(f"{task} run {attempt + 1}: {result['status']} {result.get('error', '')[:200]}",
                   flush=True)
-            print(f"  phases (s): {result.get('phases_s')}", flush=True)
+            print(f"  phases (s): {result.get('phases_s')}; judge prepared ahead: "
+                  f"{result.get('judge_prepared')}", flush=True)
             if result.get("candidate_ops_s"):  # the candidate process's own time per request
                 print(f"  candidate ops (s): {result['candidate_ops_s']}", flush=True)
             if result.get("candidate_start"):  # the warm process: its age, start-up, idle time

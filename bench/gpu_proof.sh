@@ -1499,4 +1499,29 @@ print({k: (v or {}).get("median_ms") for k, v in t.items() if isinstance(v, dict
 EOP
 }
 
+# Session 34, first call: the one-pass check's global constant on the GPU, what a fresh judge
+# pays before its first GPU work (bench/diag/judge_cold_start.py), and the warm overhead with
+# the judge's profile; keeps the RNN build cache.
+section_s34_first() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || { [ -f .carry/build_cache.tgz ] && tar xzf .carry/build_cache.tgz -C /tmp; }
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "the one-pass error statistics on the GPU"
+  timeout 120 "$KFORGE_PYTHON" -m pytest -q -s worker/tests/test_gpu.py -k fused_error 2>&1 |
+    grep -E "ms per output|passed|failed|Error" | head -n 12
+  step "a fresh judge's first GPU work"
+  timeout 120 "$KFORGE_PYTHON" bench/diag/judge_cold_start.py --forks 3
+  step "warm-worker overhead (issue 15): no prepared judge; prepared, back to back; prepared, 3 s gaps"
+  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  timeout 200 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --no-spare $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_nospare.txt"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_spare.txt"
+  timeout 170 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --cprofile /tmp/kforge-prof \
+    $pairs 2>&1 | grep -v '^\[' > "$OUT/harness_s34_gap.txt"
+  for f in nospare spare gap; do echo "-- $f"; grep -E "^\| tasks|phases" "$OUT/harness_s34_$f.txt"; done
+  tar czf "$OUT/prof.tgz" -C /tmp kforge-prof
+  [ -d /tmp/kforge-builds ] && tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+}
+
 for section in "$@"; do "section_$section"; done

@@ -56,10 +56,14 @@ def _error_stats_kernel(mine_ptr, theirs_ptr, base_ptr, partials_ptr, numel,
     tl.store(row + 2, tl.sum(expected, axis=0))
 
 
+_warmed = False  # the kernel launched once in this process (a prepared judge: judge_spare.py)
+
+
 def pays_off(device, elements):
     """Whether an evaluation that checks `elements` output elements in timed calls does it in
-    one pass per output (its first launch then repaid)."""
-    return device == "cuda" and elements >= FUSED_MIN_ELEMENTS
+    one pass per output: always once the first launch is paid (a judge prepared ahead paid it
+    before its request), else where the one pass repays it."""
+    return device == "cuda" and (_warmed or elements >= FUSED_MIN_ELEMENTS)
 
 
 def fused_applies(mine, theirs):
@@ -85,5 +89,7 @@ def errors_fused(mine, theirs, base):
 
 def warm_up(device):
     """The kernel's first launch in this process, before the first timed block."""
+    global _warmed
     x = torch.zeros(4, device=device)
     errors_fused(x, x, 1e-4)
+    _warmed = True

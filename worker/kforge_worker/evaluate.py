@@ -1440,6 +1440,35 @@ def _not_dumpable():
         pass
 
 
+def prepare_judge(device):
+    """In a judge forked ahead of its request (judge_spare.py): the request-independent first
+    work of an evaluation on `device`, each piece what the judge would otherwise pay inside the
+    request (bench/diag/judge_cold_start.py has their costs)."""
+    _not_dumpable()
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+        import torch
+        torch.set_num_threads(1)
+        return
+    import torch
+    if not torch.cuda.is_available():  # the request meets that itself, and says so
+        return
+    from kforge_worker import error_stats
+    torch.cuda.init()
+    x = torch.ones(256, 256, device="cuda")
+    (x @ x).sum().item()                           # cuBLAS: its library and handle
+    with torch.no_grad():                          # cuDNN: its libraries and handle
+        layer = torch.nn.GRU(8, 8).cuda()
+        layer(torch.zeros(2, 1, 8, device="cuda"))
+    error_stats.warm_up("cuda")                    # the judge's one-pass timed check
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    end.record()
+    end.synchronize()
+    del x, layer
+    torch.cuda.empty_cache()
+
+
 def _evaluate_child(request, scratch):
     started = time.monotonic()
     _not_dumpable()
@@ -1506,12 +1535,14 @@ def handle(request):
     if request.get("numerics", "tolerance") not in numerics_report.POLICIES:
         raise RequestError(f"failed to evaluate: numerics must be tolerance or strict, got "
                            f"{request.get('numerics')!r}")
-    from kforge_worker import warm_pool
+    from kforge_worker import judge_spare, warm_pool
     _not_dumpable()  # the worker too (its children inherit nothing of it: exec resets it)
     device = request.get("device", "cuda")
     # The warm candidate process goes to this request's judge (a forked child: it inherits
     # this reference); whatever the judge did with it, it is discarded here afterwards.
     warm_pool.adopted = warm_pool.take(device)
+    # the judge forked and prepared ahead for this device and this warm process, if one waits
+    prepared = judge_spare.take(device, warm_pool.adopted)
     # its replacement starts now rather than after this evaluation: a start-up (torch's import,
     # CUDA, warm_up.py: ~10 s on an H200 host) then has this evaluation's time as well as the
     # next one's before an evaluation waits on it (session 27: 2-10 s waits between evaluations)
@@ -1522,12 +1553,14 @@ def handle(request):
         outcome = run_request(_evaluate_child, request,
                               timeout_s=(request.get("timeout_s") or DEFAULTS["timeout_s"]) + 60,
                               host_memory_gb=request.get("host_memory_gb"),
-                              keep_fds=warm_pool.adopted.fds() if warm_pool.adopted else ())
+                              keep_fds=warm_pool.adopted.fds() if warm_pool.adopted else (),
+                              prepared=prepared)
     finally:
         if warm_pool.adopted is not None:
             warm_pool.adopted.discard()
             warm_pool.adopted = None
         warm_pool.fill(device)
+        judge_spare.want(device)  # the next evaluation's judge, once this reply is out
     if outcome.status == "done":
         result = outcome.result
         if result["status"] == "unjudged":  # the GPU was shared: no verdict, and no accusation
@@ -1542,6 +1575,7 @@ def handle(request):
         if outcome.status == "rejected":
             result["reasons"] = [outcome.message.split(": ", 1)[-1]]
     result["wall_s"] = outcome.wall_s
+    result["judge_prepared"] = prepared is not None
     if outcome.status != "done" or "output_tail" not in result:  # else: the candidate's output
         result["output_bytes"] = outcome.output.bytes
         result["output_tail"] = outcome.output.last_lines(40)

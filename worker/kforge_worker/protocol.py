@@ -91,7 +91,8 @@ def handle_line(line):
 def prepare_process(argv):
     """CPU mode (`--cpu` or KFORGE_DEVICE=cpu) sets TRITON_INTERPRET=1 before triton is imported
     (triton also reads it when a kernel is decorated). Then torch, triton and numpy are imported
-    once here, without initialising CUDA, so that every forked evaluation child starts warm."""
+    once here, without initialising CUDA, so that every forked evaluation child starts warm.
+    Returns the device its evaluations run on by default."""
     if "--cpu" in argv or os.environ.get("KFORGE_DEVICE") == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     # Kineto finalises CUPTI after each profiling session (the judge's operator recording, the
@@ -131,11 +132,15 @@ def prepare_process(argv):
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
     from kforge_worker import interpreter_compat
     interpreter_compat.install()
+    return "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 
 
 def serve(stdin=None, argv=None):
+    from kforge_worker import judge_spare
     stream = _open_protocol_stream()
-    prepare_process(sys.argv[1:] if argv is None else argv)
+    device = prepare_process(sys.argv[1:] if argv is None else argv)
+    judge_spare.want(device)  # the first evaluation's judge, prepared while the client starts
+    judge_spare.fork_pending()
     stdin = stdin or sys.stdin
     for line in stdin:
         line = line.strip()
@@ -147,6 +152,8 @@ def serve(stdin=None, argv=None):
         stream.flush()
         if shutdown:
             break
+        judge_spare.fork_pending()  # between requests, off the client's critical path
     from kforge_worker import warm_pool
+    judge_spare.discard()
     warm_pool.discard_all()
     return 0

@@ -156,36 +156,63 @@ def _die_with_parent(parent):
         os._exit(1)
 
 
-def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=()):
-    """In the forked child: isolate, run fn(request, scratch), send its result, exit."""
+def _isolate(scratch, output_w, result_w, request_r, cpu_only, parent, keep_fds):
+    """In the forked child, before any work: its own session, stdio on the output pipe, every
+    other descriptor closed, secrets out of the environment, the scratch directory its cwd."""
+    os.setsid()
+    _die_with_parent(parent)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(output_w, 1)
+    os.dup2(output_w, 2)
+    # Close every other descriptor (the protocol stream above all), but the result pipe, the
+    # request pipe of a prepared child and those handed over on purpose (a warm candidate
+    # process's channel and output).
+    low = 3
+    for fd in sorted({result_w, *keep_fds, *((request_r,) if request_r is not None else ())}):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 65536)
+    for name in list(os.environ):
+        if SECRET_NAME.search(name):
+            del os.environ[name]
+    if cpu_only:
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    os.environ["KFORGE_SCRATCH"] = scratch
+    os.chdir(scratch)
+    import faulthandler
+    import sys
+    sys.stdin = os.fdopen(0, "r", closefd=False)
+    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+    faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
+
+
+def _read_request(fd):
+    """A prepared child's request (framed as the result is), or None: the worker discarded it."""
+    with os.fdopen(fd, "rb") as stream:
+        header = stream.read(8)
+        if len(header) < 8:
+            return None
+        return json.loads(stream.read(int.from_bytes(header, "little")))
+
+
+def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=(),
+           request_r=None, prepare=None):
+    """In the forked child: isolate, run fn(request, scratch), send its result, exit. A child
+    forked ahead (request None) first runs prepare() and then waits for its request."""
     status = 1
     try:
-        os.setsid()
-        _die_with_parent(parent)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(output_w, 1)
-        os.dup2(output_w, 2)
-        # Close every other descriptor (the protocol stream above all), but the result pipe and
-        # those handed over on purpose (a warm candidate process's channel and output).
-        low = 3
-        for fd in sorted({result_w, *keep_fds}):
-            os.closerange(low, fd)
-            low = fd + 1
-        os.closerange(low, 65536)
-        for name in list(os.environ):
-            if SECRET_NAME.search(name):
-                del os.environ[name]
-        if cpu_only:
-            os.environ["CUDA_VISIBLE_DEVICES"] = ""
-        os.environ["KFORGE_SCRATCH"] = scratch
-        os.chdir(scratch)
-        import faulthandler
-        import sys
-        sys.stdin = os.fdopen(0, "r", closefd=False)
-        sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
-        sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-        faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
+        _isolate(scratch, output_w, result_w, request_r, cpu_only, parent, keep_fds)
+        if request is None:
+            try:
+                prepare()
+            except BaseException:  # the request still runs: it meets the failure itself
+                traceback.print_exc()
+            request = _read_request(request_r)
+            if request is None:
+                status = 0
+                return
         try:
             reply = {"result": fn(request, scratch)}
         except RequestFailure as error:
@@ -202,33 +229,46 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=
         os._exit(status)
 
 
-def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=False, keep_fds=()):
-    """Fork, run `fn(request, scratch_dir) -> dict` in the child, return an Outcome."""
-    from kforge_worker.protocol import RequestError
+@dataclass
+class Child:
+    """A forked child, its pipes and the threads draining them."""
+    pid: int
+    scratch: str
+    output: Output
+    over_limit: threading.Event
+    drainer: threading.Thread
+    reader: threading.Thread
+    result_chunks: list
+    request_w: int = None  # a prepared child's request pipe (None: it was forked with one)
+
+
+def _fork(fn, request, cpu_only, keep_fds, prepare=None):
     import torch
+    from kforge_worker.protocol import RequestError
     if torch.cuda.is_initialized():  # a forked child could not use CUDA at all
         raise RequestError("failed to start an evaluation child: the worker process itself has "
                            "initialised CUDA (a worker bug: only children may touch the GPU)")
-    timeout_s = float(timeout_s or 300.0)
-    memory_limit = float(host_memory_gb or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
     # the operator probes' helper: started here, so that it outlives every evaluation
     from kforge_worker import operator_probes
     operator_probes.start_anchor()
     keep_fds = tuple(keep_fds) + operator_probes.anchor_fds()
-    # The child works in its scratch directory: relative paths are resolved against ours.
-    request = {**request, "_cwd": os.getcwd()}
     scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
     result_r, result_w = os.pipe()
     output_r, output_w = os.pipe()
-    started = time.monotonic()
+    request_r, request_w = os.pipe() if request is None else (None, None)
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(result_r)
         os.close(output_r)
-        _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds)
+        if request_w is not None:
+            os.close(request_w)
+        _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds,
+               request_r, prepare)
     os.close(result_w)
     os.close(output_w)
+    if request_r is not None:
+        os.close(request_r)
     output = Output()
     over_limit = threading.Event()
     result_chunks = []
@@ -236,6 +276,52 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
     reader = threading.Thread(target=_read_result, args=(result_r, result_chunks), daemon=True)
     drainer.start()
     reader.start()
+    return Child(pid, scratch, output, over_limit, drainer, reader, result_chunks, request_w)
+
+
+def fork_prepared(fn, prepare, cpu_only=False, keep_fds=()):
+    """A child forked ahead of its request: it runs prepare() (for an evaluation: CUDA's
+    context, cuBLAS, cuDNN, the judge's own Triton kernel) and then waits. run_request(...,
+    prepared=child) hands it the request; discard(child) ends one that is not wanted."""
+    return _fork(fn, None, cpu_only, keep_fds, prepare)
+
+
+def discard(child):
+    """Ends a prepared child that will not get a request, and removes its scratch directory."""
+    try:
+        os.close(child.request_w)
+    except OSError:
+        pass
+    _kill_group(child.pid)
+    try:
+        os.waitpid(child.pid, 0)
+    except ChildProcessError:
+        pass
+    file_tree.remove(child.scratch)
+
+
+def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=False, keep_fds=(),
+                prepared=None):
+    """Fork, run `fn(request, scratch_dir) -> dict` in the child, return an Outcome. `prepared`:
+    a child from fork_prepared for the same fn, cpu_only and keep_fds, which gets the request
+    instead (the caller checks that it fits; its limits start now)."""
+    from kforge_worker.protocol import RequestError
+    timeout_s = float(timeout_s or 300.0)
+    memory_limit = float(host_memory_gb or DEFAULT_HOST_MEMORY_GB) * 1024 ** 3
+    # The child works in its scratch directory: relative paths are resolved against ours.
+    request = {**request, "_cwd": os.getcwd()}
+    started = time.monotonic()
+    if prepared is not None:
+        child = prepared
+        data = json.dumps(request).encode("utf-8")
+        try:
+            with os.fdopen(child.request_w, "wb") as stream:
+                stream.write(len(data).to_bytes(8, "little") + data)
+        except OSError:  # it died while it waited: the exit status below says how
+            pass
+    else:
+        child = _fork(fn, request, cpu_only, keep_fds)
+    pid, output, over_limit = child.pid, child.output, child.over_limit
     outcome = None
     wait_status = None
     try:
@@ -262,13 +348,13 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
         _kill_group(pid)  # grandchildren left in the group
         # The child is gone: what it wrote is in the pipes already. Only an escaped grandchild
         # still holding them open could delay EOF, so the wait is short.
-        reader.join(timeout=2)
-        drainer.join(timeout=2)
+        child.reader.join(timeout=2)
+        child.drainer.join(timeout=2)
     finally:
-        file_tree.remove(scratch)
+        file_tree.remove(child.scratch)
     wall_s = time.monotonic() - started
     if outcome is None:
-        outcome = _ended(wait_status, b"".join(result_chunks))
+        outcome = _ended(wait_status, b"".join(child.result_chunks))
     outcome.output = output
     outcome.wall_s = wall_s
     if outcome.status == "done":

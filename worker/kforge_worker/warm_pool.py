@@ -117,6 +117,22 @@ def discard_all():
     _warm.clear()
 
 
+def more_expected():
+    """Whether the client may still ask for an evaluation (KFORGE_EVALUATIONS not used up)."""
+    try:
+        return int(os.environ["KFORGE_EVALUATIONS"]) - _taken > 0
+    except (KeyError, ValueError):
+        return True
+
+
+def peek(device):
+    """The warm candidate process take(device) would return now, left in the pool, or None."""
+    for host in _warm.get(device, []):
+        if host.process.poll() is None:
+            return host
+    return None
+
+
 def take(device):
     """The longest-waiting warm candidate process for `device`, removed from the pool, or
     None; one evaluation counted against KFORGE_EVALUATIONS either way."""

@@ -111,6 +111,8 @@ def test_segfault_is_crashed_and_worker_survives(worker):
     assert result["error_location"] == f"{path}:12"  # from faulthandler's stack
     again = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
     assert again["status"] == "ok"
+    # each judge was forked and prepared ahead (judge_spare.py), the one after the crash too
+    assert result["judge_prepared"] and again["judge_prepared"]
 
 
 def test_infinite_loop_is_a_timeout_and_worker_survives(worker):

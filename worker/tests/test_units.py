@@ -522,6 +522,80 @@ def test_sandbox_child_keeps_only_its_own_descriptors():
     assert len(set(fds) - helper) == 5
 
 
+_PREPARED = {}
+
+
+def _prepare_marker():
+    _PREPARED["pid"] = os.getpid()
+    _PREPARED["cwd"] = os.getcwd()
+
+
+def _report_prepared(request, scratch):
+    return {"prepared": dict(_PREPARED), "pid": os.getpid(), "scratch": scratch,
+            "request": request.get("value"), "secret": os.environ.get("KFORGE_TEST_API_KEY"),
+            "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd"))}
+
+
+def test_a_prepared_child_runs_its_preparation_then_the_request_it_is_handed(monkeypatch):
+    monkeypatch.setenv("KFORGE_TEST_API_KEY", "s3cret")
+    child = sandbox.fork_prepared(_report_prepared, _prepare_marker)
+    outcome = sandbox.run_request(_report_prepared, {"op": "test", "value": 7}, timeout_s=30,
+                                  prepared=child)
+    assert outcome.status == "done"
+    result = outcome.result
+    # prepared in the same process, isolated as a child forked at the request is
+    assert result["prepared"]["pid"] == result["pid"] == child.pid
+    assert os.path.realpath(result["prepared"]["cwd"]) == os.path.realpath(result["scratch"])
+    assert result["request"] == 7 and result["secret"] is None
+    assert not os.path.exists(result["scratch"])
+    # the request pipe is closed once read: the same descriptors as a child forked at a request
+    helper = set(operator_probes.anchor_fds())
+    assert result["fds"][:3] == [0, 1, 2] and len(set(result["fds"]) - helper) == 5
+
+
+def test_a_discarded_prepared_child_is_gone_with_its_scratch_directory():
+    child = sandbox.fork_prepared(_report_prepared, _prepare_marker)
+    sandbox.discard(child)
+    assert not os.path.exists(child.scratch)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
+
+
+def test_the_spare_judge_is_used_only_for_its_device_and_warm_process(monkeypatch):
+    import signal
+    from kforge_worker import judge_spare, warm_pool
+    monkeypatch.setattr(warm_pool, "_warm", {})  # no warm candidate processes: peek is None
+
+    def spare():
+        child = sandbox.fork_prepared(_report_prepared, _prepare_marker)
+        monkeypatch.setattr(judge_spare, "_spare", (child, "cpu", None))
+        return child
+    child = spare()
+    assert judge_spare.take("cpu", None) is child and judge_spare.take("cpu", None) is None
+    sandbox.discard(child)
+    child = spare()
+    assert judge_spare.take("cuda", None) is None  # another device: discarded
+    assert not os.path.exists(child.scratch)
+    child = spare()
+    assert judge_spare.take("cpu", object()) is None  # another warm process: discarded
+    child = spare()
+    os.kill(child.pid, signal.SIGKILL)  # died while it waited: never handed a request
+    import time
+    time.sleep(0.2)
+    assert judge_spare.take("cpu", None) is None
+    assert not os.path.exists(child.scratch)
+
+
+def test_no_spare_judge_is_forked_once_no_evaluation_is_expected(monkeypatch):
+    from kforge_worker import judge_spare, warm_pool
+    monkeypatch.setattr(warm_pool, "_taken", 1)
+    monkeypatch.setenv("KFORGE_EVALUATIONS", "1")
+    monkeypatch.setattr(judge_spare, "_spare", None)
+    judge_spare.want("cpu")
+    judge_spare.fork_pending()
+    assert judge_spare._spare is None and judge_spare._wanted is None
+
+
 def test_own_kernel_classification():
     from kforge_worker.launches import is_own_kernel
     own = {"softmax_row_kernel", "gemm_rowwise"}
