@@ -1524,4 +1524,82 @@ section_s34_first() {
   [ -d /tmp/kforge-builds ] && tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
 }
 
+# Session 34, second call: every library source built side by side (the RNN kernels' nvcc), then
+# every legitimate candidate through one suite eval on GPU 0 (back-to-back evaluations in one
+# worker, each judge prepared ahead: judge_spare.py), the build cache kept.
+section_s34_second() {
+  section_s25_side
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  local dir=/tmp/kforge-legit34
+  legit_suite_dir $dir
+  step "every legitimate candidate, suite eval on GPU 0, 30 trials"
+  timeout 330 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
+  suite_verdicts $dir/suite
+  "$KFORGE_PYTHON" - $dir/suite <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    print(f"{os.path.basename(path)[:-5]:28} prepared {r.get('judge_prepared')} wall {r.get('wall_s'):.2f} "
+          f"timed {r.get('timed_s'):.2f} speed-up vs best {r.get('speedup_vs_best_baseline')}")
+EOP
+  cp -r $dir/suite/summary.md "$OUT/legit_summary.md" 2>/dev/null
+}
+
+# Session 34, third call: the warm overhead with a 3 s gap between evaluations (a pipeline's
+# model reply), prepared judge against none; the worker's GPU tests; the timed-vs-checked
+# attacks (a34) now that every prepared judge checks timed outputs in one pass.
+section_s34_third() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  step "warm-worker overhead, 3 s gaps: no prepared judge, then prepared (issue 15)"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --no-spare $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_gap_nospare.txt"
+  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_gap_spare.txt"
+  for f in gap_nospare gap_spare; do echo "-- $f"; grep -E "^\| tasks|phases" "$OUT/harness_s34_$f.txt"; done
+  step "the worker's GPU tests"
+  timeout 200 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_gpu.py 2>&1 | tail -n 4
+  step "timed-vs-checked attacks (a34) on the GPU"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a34 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+}
+
+# Session 34, fourth call: the third call's gap comparison and a34 again, with the carried
+# bubblewrap (the third call's carry had lost env.sh: no warm candidate processes, no namespaces).
+section_s34_fourth() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  step "warm-worker overhead, 3 s gaps: no prepared judge, then prepared (issue 15)"
+  timeout 130 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --no-spare $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_gap_nospare.txt"
+  timeout 130 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_gap_spare.txt"
+  for f in gap_nospare gap_spare; do echo "-- $f"; grep -E "^\| tasks|phases" "$OUT/harness_s34_$f.txt"; done
+  step "timed-vs-checked attacks (a34) on the GPU"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a34 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+}
+
+# Session 34, fifth call: the same comparison with the prepared judge prefetching the task's
+# reference and checked sets (evaluate.prefetch).
+section_s34_fifth() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  step "warm-worker overhead, 3 s gaps: prepared and prefetched, then none (issue 15)"
+  timeout 120 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_prefetch.txt"
+  timeout 110 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --no-spare $pairs 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_prefetch_none.txt"
+  for f in prefetch prefetch_none; do echo "-- $f"; grep -E "^\| tasks|phases|run [0-9]" "$OUT/harness_s34_$f.txt"; done
+}
+
 for section in "$@"; do "section_$section"; done

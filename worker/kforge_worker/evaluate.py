@@ -25,6 +25,7 @@ import math
 import os
 import re
 import statistics
+import sys
 import time
 
 from kforge_worker import gpu_sharing, numerics, numerics_report
@@ -462,6 +463,8 @@ class Evaluation:
         self.first_expected = None  # the first checked set's (want32, want64), made during load
         self.set_times = []   # per reference run: fp32 and fp64 seconds (diagnostics)
         self.call_times = []  # per checked call: the judge's wait, the candidate's own seconds
+        self.task = None      # loaded by load(), or before the request by prefetch()
+        self.prefetched = {}  # checked set index: its prepare_set, made before the request
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -685,18 +688,48 @@ class Evaluation:
 
     def load(self):
         """The task here, the candidate there, at the same time: the candidate process imports
-        the candidate while the judge builds the reference and records its operators."""
+        the candidate while the judge builds the reference and records its operators (a judge
+        prepared ahead did its part before the request: prefetch)."""
+        prefetched = self.task is not None
+        if not prefetched:
+            self.load_task()
+        # the process-wide setup there while the reference is built here
+        self.candidate.send({"op": "setup", "device": self.device})
+        if not prefetched:
+            self.load_reference()
+        first = self.first_set
+        self.candidate.watch_operators(self.policy_rules)
+        self.candidate.reply()
+        if self.device == "cuda" or self.request.get("time_on_cpu"):
+            self.calibrate(first, self.first_output_specs)
+        self.candidate.send({
+            "op": "load", "candidate": self.copy_path, "display": self.candidate_path,
+            "shapes": self.task.shapes, "device": self.device,
+            "reference_name": self.task.model_class.__name__,
+            "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
+        # While the candidate is imported there: the first checked set's expected outputs here
+        # (~0.1 s of cuDNN's GRU and its float64 twin, and the twin's build; not for a set
+        # large enough that its outputs must not wait on the device beside the candidate's)
+        if not self.large_on_device(first) and self.first_expected is None:
+            self.first_expected = self.expected(self.reference, first)
+        self.candidate.reply()
+        self.build_candidate(self.init_inputs)
+
+    def load_task(self):
         from kforge_worker.sandbox import RequestFailure, resolve
-        from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy, TensorScale
-        from torch.utils._pytree import tree_leaves
         try:
             self.task = load_task(self.task_path, self.request["shrink"],
                                   self.request["overrides"], resolve(self.request, "task_path"))
         except LoadError as error:
             raise RequestFailure(str(error)) from None
         self.files[os.path.abspath(self.task.module.__file__)] = self.task_path
-        # the process-wide setup there while the reference is built here
-        self.candidate.send({"op": "setup", "device": self.device})
+
+    def load_reference(self):
+        """The judge's own part of loading, no candidate involved: the reference, the first
+        checked set, and the operator policy recorded from the reference's run on it."""
+        from kforge_worker.sandbox import RequestFailure
+        from kforge_worker.trust_ops import ModuleRecorder, OpRecorder, Policy, TensorScale
+        from torch.utils._pytree import tree_leaves
         self.reference, self.init_inputs = self.build_reference()
         # The policy: the reference's operators, recorded here, in the judge.
         first = self.make_inputs(self.next_seed())
@@ -736,25 +769,42 @@ class Evaluation:
         self.first_set = first
         self.input_dtypes = [value.dtype for value in first
                              if isinstance(value, self.torch.Tensor)]
+        self.policy_rules = policy
         self.policy = policy.describe()
-        self.candidate.watch_operators(policy)
-        self.candidate.reply()
-        if self.device == "cuda" or self.request.get("time_on_cpu"):
-            outputs = output_specs(outputs)  # the outputs themselves freed before calibrating
-            self.calibrate(first, outputs)
-        outputs = None
-        self.candidate.send({
-            "op": "load", "candidate": self.copy_path, "display": self.candidate_path,
-            "shapes": self.task.shapes, "device": self.device,
-            "reference_name": self.task.model_class.__name__,
-            "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
-        # While the candidate is imported there: the first checked set's expected outputs here
-        # (~0.1 s of cuDNN's GRU and its float64 twin, and the twin's build; not for a set
-        # large enough that its outputs must not wait on the device beside the candidate's)
-        if not self.large_on_device(first):
-            self.first_expected = self.expected(self.reference, first)
-        self.candidate.reply()
-        self.build_candidate(self.init_inputs)
+        # the outputs themselves freed before calibrating
+        self.first_output_specs = output_specs(outputs) if outputs is not None else None
+
+    def prefetch(self, request_waiting):
+        """In a judge prepared ahead for a request like the worker's previous one (judge_spare:
+        same task, shapes and settings, another candidate): load_reference and the checked
+        sets' references, before any candidate exists. Each set is drawn from a fresh OS seed
+        here as it would be later; only sets small enough for the read-ahead are made, and it
+        stops once `request_waiting()` (what is done by then is used)."""
+        self.load_task()
+        self.load_reference()
+        first = self.first_set
+        if self.large_on_device(first) or request_waiting():
+            return
+        self.first_expected = self.expected(self.reference, first)
+        sets = int(self.request["input_sets"])
+        held = tensor_bytes(first) + tensor_bytes(self.first_expected[0])
+        if self.device == "cuda" and held > LEAN_SET_BYTES:
+            return  # a lean task: one set at a time (correctness)
+        for index in range(1, sets):
+            if held > READ_AHEAD_BYTES or request_waiting():
+                return
+            self.prefetched[index] = self.prepare_set(index, sets)
+            held += ahead_bytes(self.prefetched[index])
+
+    def adopt(self, request, started):
+        """The request this prefetched evaluation was prepared for arrived: its candidate,
+        limits and deadline (the fields that decide the task, shapes and sets are the same:
+        judge_spare.same_work)."""
+        self.request = {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
+        self.candidate_path = self.request["candidate_path"]
+        self.deadline = started + float(self.request["timeout_s"])
+        self.result["judge_prefetched_sets"] = len(self.prefetched) + (
+            self.first_expected is not None)
 
     def calibrate(self, first, outputs):
         """The candidate process's honest per-trial harness overhead, measured with a stand-in
@@ -804,7 +854,9 @@ class Evaluation:
         first_got = first_want = None
         candidate_constant = reference_constant = True
         slots = None
-        ahead = {}  # index: a later set, drawn with its references while the candidate computed
+        # index: a later set, drawn with its references while the candidate computed (or before
+        # the request: prefetch)
+        ahead, self.prefetched = self.prefetched, {}
         for index in range(sets):
             prepared = ahead.pop(index, None) or self.prepare_set(index, sets)
             input_set, want32, want64, seed, widening, widened = prepared
@@ -1440,16 +1492,34 @@ def _not_dumpable():
         pass
 
 
-def prepare_judge(device):
+_prefetched = None  # in a prepared judge: (Evaluation, the request it was prefetched for)
+
+
+def prepare_judge(device, predicted=None, request_waiting=lambda: False):
     """In a judge forked ahead of its request (judge_spare.py): the request-independent first
     work of an evaluation on `device`, each piece what the judge would otherwise pay inside the
-    request (bench/diag/judge_cold_start.py has their costs)."""
+    request (bench/diag/judge_cold_start.py has their costs); then, given the `predicted`
+    request (the worker's previous one), the task's reference and checked sets (prefetch)."""
     _not_dumpable()
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
         import torch
         torch.set_num_threads(1)
+    else:
+        _prepare_cuda()
+    if predicted is None or request_waiting():
         return
+    global _prefetched
+    try:
+        evaluation = Evaluation(predicted, os.getcwd(), time.monotonic())
+        evaluation.prefetch(request_waiting)
+        _prefetched = (evaluation, predicted)
+    except Exception as error:  # the request then starts from nothing, and meets it itself
+        print(f"kforge-worker: no prefetch: {type(error).__name__}: {str(error)[:300]}",
+              file=sys.stderr, flush=True)
+
+
+def _prepare_cuda():
     import torch
     if not torch.cuda.is_available():  # the request meets that itself, and says so
         return
@@ -1477,8 +1547,14 @@ def _evaluate_child(request, scratch):
     import torch  # already imported by the worker; CUDA initialises in this child
     if request.get("device", "cuda") == "cpu":
         torch.set_num_threads(1)
+    from kforge_worker import judge_spare
     from kforge_worker.hello import device_info, versions
-    evaluation = Evaluation(request, scratch, started)
+    evaluation = None
+    if _prefetched is not None and judge_spare.same_work(_prefetched[1], request):
+        evaluation = _prefetched[0]
+        evaluation.adopt(request, started)
+    if evaluation is None:
+        evaluation = Evaluation(request, scratch, started)
     profile_to = os.environ.get("KFORGE_EVALUATE_CPROFILE")
     if profile_to:  # diagnostics: the judge's Python profile (bench/bench_harness.py --cprofile)
         import cProfile
@@ -1490,7 +1566,7 @@ def _evaluate_child(request, scratch):
     result["device"] = device_info() if evaluation.device == "cuda" else \
         {"name": "cpu", "interpret": True}
     result["versions"] = versions()
-    result["shapes"] = evaluation.task.shapes if hasattr(evaluation, "task") else {}
+    result["shapes"] = evaluation.task.shapes if evaluation.task is not None else {}
     # how --shrink chose the shapes (task_loader.shrink_task: the policy, or a back-off)
     result["shrink"] = getattr(getattr(evaluation, "task", None), "shrink", None)
     if evaluation.device == "cuda":
@@ -1542,7 +1618,7 @@ def handle(request):
     # this reference); whatever the judge did with it, it is discarded here afterwards.
     warm_pool.adopted = warm_pool.take(device)
     # the judge forked and prepared ahead for this device and this warm process, if one waits
-    prepared = judge_spare.take(device, warm_pool.adopted)
+    prepared = judge_spare.take(device, warm_pool.adopted, request)
     # its replacement starts now rather than after this evaluation: a start-up (torch's import,
     # CUDA, warm_up.py: ~10 s on an H200 host) then has this evaluation's time as well as the
     # next one's before an evaluation waits on it (session 27: 2-10 s waits between evaluations)
@@ -1560,7 +1636,8 @@ def handle(request):
             warm_pool.adopted.discard()
             warm_pool.adopted = None
         warm_pool.fill(device)
-        judge_spare.want(device)  # the next evaluation's judge, once this reply is out
+        # the next evaluation's judge, once this reply is out, prefetched for this task
+        judge_spare.want(device, request)
     if outcome.status == "done":
         result = outcome.result
         if result["status"] == "unjudged":  # the GPU was shared: no verdict, and no accusation

@@ -15,58 +15,97 @@ before. Only while evaluations are expected (warm_pool.more_expected): a worker 
 `kforge eval` holds no spare GPU context afterwards. KFORGE_JUDGE_SPARE=0 turns it off (the
 bench's comparison, bench/bench_harness.py --no-spare).
 
+Given the previous evaluate request, the spare also does the judge's own part of the next one
+on the bet that it is for the same task (a pipeline's next candidate): the task, the reference,
+its operator policy and the checked sets' references, each set from a fresh OS seed
+(evaluate.prefetch). A request for other work (same_work: another task file or its contents,
+shapes, settings) finds the spare discarded: a judge holds one task module only.
+
 A client that asks for its next evaluation the moment a reply arrives (a suite eval) meets the
 spare still preparing: it gains only what had finished by then. A pipeline, whose next
 candidate takes a model's reply to arrive, meets it ready."""
 
+import hashlib
 import os
 
 from kforge_worker import sandbox, warm_pool
 
-_spare = None    # (sandbox.Child, device, the WarmHost it adopted)
-_wanted = None   # the device of the spare to fork once the current reply is out
+_spare = None    # (sandbox.Child, device, the WarmHost it adopted, predicted request, digest)
+_wanted = None   # (device, the request it follows) of the spare to fork after this reply
+
+# Request fields that do not change the judge's own work before the candidate: a prefetched
+# judge serves a request that differs from its prediction in these only
+OTHER_CANDIDATE = ("id", "candidate_path", "timeout_s", "host_memory_gb")
 
 
-def want(device):
-    """After this request's reply, fork a spare judge for `device` (serve calls fork_pending)."""
+def want(device, request=None):
+    """After this reply, fork a spare judge for `device`, prefetched for `request`'s task when
+    given (serve calls fork_pending)."""
     global _wanted
-    _wanted = device
+    _wanted = (device, request)
+
+
+def same_work(predicted, request):
+    """Whether `request` asks for the judge's own work `predicted` was prefetched for."""
+    strip = lambda r: {k: v for k, v in r.items() if k not in OTHER_CANDIDATE}  # noqa: E731
+    return strip(predicted) == strip(request)
+
+
+def _task_digest(request):
+    """The task file's bytes as the worker sees them (a prefetch of an edited file is stale)."""
+    try:
+        with open(sandbox.resolve(request, "task_path"), "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except (OSError, KeyError, TypeError):
+        return None
 
 
 def fork_pending():
     """In the worker, between requests: the spare judge asked for, if evaluations are still
     expected and none is waiting already."""
     global _spare, _wanted
-    device, _wanted = _wanted, None
-    if device is None or _spare is not None or not warm_pool.more_expected() or \
+    wanted, _wanted = _wanted, None
+    if wanted is None or _spare is not None or not warm_pool.more_expected() or \
             os.environ.get("KFORGE_JUDGE_SPARE") == "0":
         return
+    device, request = wanted
+    # as run_request hands it over: paths are resolved against the worker's cwd
+    predicted = {**request, "_cwd": os.getcwd()} if request else None
+    digest = _task_digest(predicted) if predicted else None
+    if predicted and digest is None:
+        predicted = None
     from kforge_worker import evaluate
     host = warm_pool.peek(device)
     # the forked child reads warm_pool.adopted, as a judge forked at the request does
     warm_pool.adopted = host
     try:
-        child = sandbox.fork_prepared(evaluate._evaluate_child,
-                                      lambda: evaluate.prepare_judge(device),
-                                      keep_fds=host.fds() if host else ())
+        child = sandbox.fork_prepared(
+            evaluate._evaluate_child,
+            lambda waiting: evaluate.prepare_judge(device, predicted, waiting),
+            keep_fds=host.fds() if host else ())
     finally:
         warm_pool.adopted = None
-    _spare = (child, device, host)
+    _spare = (child, device, host, predicted, digest)
 
 
-def take(device, host):
-    """The waiting spare if it was prepared for this device and this warm process, else None
-    (a spare that does not fit, or died while it waited, is discarded)."""
+def take(device, host, request=None):
+    """The waiting spare if it was prepared for this device, this warm process and (if it was
+    prefetched) this request's work, else None (a spare that does not fit, or died while it
+    waited, is discarded)."""
     global _spare
     if _spare is None:
         return None
-    child, spare_device, spare_host = _spare
+    child, spare_device, spare_host, predicted, digest = _spare
     _spare = None
     try:
         done, _ = os.waitpid(child.pid, os.WNOHANG)
     except ChildProcessError:
         done = True
-    if done or spare_device != device or spare_host is not host:
+    fits = not done and spare_device == device and spare_host is host
+    if fits and predicted is not None:
+        actual = {**(request or {}), "_cwd": os.getcwd()}
+        fits = same_work(predicted, actual) and _task_digest(actual) == digest
+    if not fits:
         sandbox.discard(child)
         return None
     return child

@@ -205,8 +205,9 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=
     try:
         _isolate(scratch, output_w, result_w, request_r, cpu_only, parent, keep_fds)
         if request is None:
+            import select
             try:
-                prepare()
+                prepare(lambda: bool(select.select([request_r], [], [], 0)[0]))
             except BaseException:  # the request still runs: it meets the failure itself
                 traceback.print_exc()
             request = _read_request(request_r)
@@ -280,8 +281,8 @@ def _fork(fn, request, cpu_only, keep_fds, prepare=None):
 
 
 def fork_prepared(fn, prepare, cpu_only=False, keep_fds=()):
-    """A child forked ahead of its request: it runs prepare() (for an evaluation: CUDA's
-    context, cuBLAS, cuDNN, the judge's own Triton kernel) and then waits. run_request(...,
+    """A child forked ahead of its request: it runs prepare(request_waiting) (for an evaluation:
+    CUDA's context, cuBLAS, cuDNN, the judge's own Triton kernel, the reference) and waits. run_request(...,
     prepared=child) hands it the request; discard(child) ends one that is not wanted."""
     return _fork(fn, None, cpu_only, keep_fds, prepare)
 

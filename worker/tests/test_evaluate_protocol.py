@@ -115,6 +115,23 @@ def test_segfault_is_crashed_and_worker_survives(worker):
     assert result["judge_prepared"] and again["judge_prepared"]
 
 
+def test_a_judge_prefetched_for_the_task_judges_the_next_candidate_of_it(worker):
+    # the judge after an evaluation of tasks/softmax.py did the task's references before this
+    # request (judge_spare.py, evaluate.prefetch): a right candidate still passes, a wrong one
+    # still fails, each on its own fresh seeds. (The pauses stand for a model's replies: a
+    # prefetch stops where the request arrives.)
+    import time
+    good = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    time.sleep(3)
+    wrong = worker.evaluate("tasks/softmax.py", candidate("softmax_wrong"))
+    time.sleep(3)
+    again = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    assert wrong["status"] == "wrong_output" and again["status"] == "ok"
+    assert wrong["judge_prefetched_sets"] >= 1 and again["judge_prefetched_sets"] >= 1
+    assert good["correctness"]["input_sets"] == again["correctness"]["input_sets"] == 5
+    assert not set(good["seeds"]) & set(again["seeds"])  # fresh draws each time
+
+
 def test_infinite_loop_is_a_timeout_and_worker_survives(worker):
     result = worker.evaluate("tasks/softmax.py", candidate("hang"), timeout_s=3)
     assert result["status"] == "timeout"

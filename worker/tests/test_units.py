@@ -525,7 +525,7 @@ def test_sandbox_child_keeps_only_its_own_descriptors():
 _PREPARED = {}
 
 
-def _prepare_marker():
+def _prepare_marker(request_waiting):
     _PREPARED["pid"] = os.getpid()
     _PREPARED["cwd"] = os.getcwd()
 
@@ -568,7 +568,7 @@ def test_the_spare_judge_is_used_only_for_its_device_and_warm_process(monkeypatc
 
     def spare():
         child = sandbox.fork_prepared(_report_prepared, _prepare_marker)
-        monkeypatch.setattr(judge_spare, "_spare", (child, "cpu", None))
+        monkeypatch.setattr(judge_spare, "_spare", (child, "cpu", None, None, None))
         return child
     child = spare()
     assert judge_spare.take("cpu", None) is child and judge_spare.take("cpu", None) is None
@@ -584,6 +584,31 @@ def test_the_spare_judge_is_used_only_for_its_device_and_warm_process(monkeypatc
     time.sleep(0.2)
     assert judge_spare.take("cpu", None) is None
     assert not os.path.exists(child.scratch)
+
+
+def test_a_prefetched_spare_judge_serves_only_the_same_work_on_the_same_task_file(
+        monkeypatch, tmp_path):
+    from kforge_worker import judge_spare, warm_pool
+    monkeypatch.setattr(warm_pool, "_warm", {})
+    task = tmp_path / "task.py"
+    task.write_text("# a task\n")
+    request = {"op": "evaluate", "id": 1, "task_path": str(task), "candidate_path": "a.py",
+               "device": "cpu", "shrink": True}
+    predicted = {**request, "_cwd": os.getcwd()}
+
+    def spare():
+        child = sandbox.fork_prepared(_report_prepared, _prepare_marker)
+        monkeypatch.setattr(judge_spare, "_spare", (child, "cpu", None, predicted,
+                                                    judge_spare._task_digest(predicted)))
+        return child
+    child = spare()  # another candidate, another id: the same work
+    assert judge_spare.take("cpu", None, {**request, "id": 2, "candidate_path": "b.py"}) is child
+    sandbox.discard(child)
+    spare()  # other shapes
+    assert judge_spare.take("cpu", None, {**request, "shrink": False}) is None
+    spare()  # the task file edited since the prefetch
+    task.write_text("# another task\n")
+    assert judge_spare.take("cpu", None, request) is None
 
 
 def test_no_spare_judge_is_forked_once_no_evaluation_is_expected(monkeypatch):
