@@ -1075,9 +1075,7 @@ section_s25_first() {
 # detached (section_s25_wait collects it in the next call).
 S25=/tmp/kforge-s25
 section_s25_second() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   section_s25_side
   step "the whole corpus, six shards side by side, detached"
   mkdir -p $S25
@@ -1091,9 +1089,7 @@ section_s25_second() {
 }
 
 section_s25_side() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   rm -f /tmp/side_*
   step "every library source, side by side again (cache built): verdicts and reasons"
   local pairs
@@ -1166,9 +1162,7 @@ section_s25_rest() {
 # Session 25, last call: every library kernel and control once more, 10 trials, now that timed
 # outputs are also held to the checked calls' relative L2 bound (each result's timed_check).
 section_s25_final() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   local dir=/tmp/kforge-legit25
   legit_suite_dir $dir
   step "every legitimate candidate, suite eval on GPU 0, 10 trials"
@@ -1266,9 +1260,7 @@ section_s28_first() {
   timeout 300 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none \
     --only a69 a70 a59_refusal a43_profiler 2>&1 | grep -v '^\[' | grep -E '^(attack|total)' |
     cut -c1-260
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   step "warm-worker overhead, the judge's evaluate child profiled"
   timeout 240 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --cprofile "$OUT/prof" \
     --pair tasks/39_GRU.py:library/gru_out/candidate.py \
@@ -1300,9 +1292,7 @@ section_s28_second() {
 # warm, or the built module imported), then the warm worker's overhead after the timed calls'
 # check went to one synchronisation per block (timed_check.check_block).
 section_s28_third() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   step "an RNN candidate's first call, outside the sandbox"
   timeout 200 "$KFORGE_PYTHON" bench/diag/rnn_first_call.py --rounds 2 2>&1 | tail -n 6
   warm_overhead harness_s28b 14
@@ -1411,9 +1401,7 @@ section_s31_second() {
 # Session 31, third call: the warm overhead with the probes and TensorScale (issue 15), and the
 # controls.
 section_s31_third() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   warm_overhead harness_s31 14
   step "the controls on the GPU"
   timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit all --only tests/controls \
@@ -1442,9 +1430,7 @@ section_s32_first() {
 # Session 32, second call: the timed check's one-pass error statistics (error_stats.py) against
 # PyTorch's, the warm overhead after it, a78's remaining cases, timing parity (issue 18).
 section_s32_second() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   step "the one-pass error statistics on the GPU"
   timeout 120 "$KFORGE_PYTHON" -m pytest -q -s worker/tests/test_gpu.py -k fused_error 2>&1 |
     grep -E "ms per output|passed|failed|Error" | head -n 12
@@ -1464,9 +1450,7 @@ section_s32_second() {
 
 # Session 32, third call: the last a78/a79 cases and the controls on the GPU.
 section_s32_third() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  use_build_cache
   step "warm-worker overhead, the one-pass check only where it pays (issue 15)"
   timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 \
     --pair tasks/39_GRU.py:library/gru_out/candidate.py \
@@ -1546,60 +1530,64 @@ EOP
   cp -r $dir/suite/summary.md "$OUT/legit_summary.md" 2>/dev/null
 }
 
+# The RNN build cache the device made (.carry/build_cache.tgz), and the generated RNN candidates.
+use_build_cache() {
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+}
+
+# gap_overhead LIMIT NAME [bench_harness flags]: warm overhead of 39_GRU and softmax, three
+# evaluations each with 3 s before every request (a model's reply), into $OUT/harness_s34_NAME.txt
+gap_overhead() {
+  local limit=$1 name=$2
+  shift 2
+  timeout "$limit" "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 "$@" \
+    --pair tasks/39_GRU.py:library/gru_out/candidate.py \
+    --pair tasks/softmax.py:library/softmax/candidate.py 2>&1 |
+    grep -v '^\[' > "$OUT/harness_s34_$name.txt"
+  echo "-- $name"
+  grep -E "^\| tasks|phases|run [0-9]" "$OUT/harness_s34_$name.txt"
+}
+
+a34_on_gpu() {  # LIMIT
+  step "timed-vs-checked attacks (a34) on the GPU"
+  timeout "$1" "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a34 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+}
+
 # Session 34, third call: the warm overhead with a 3 s gap between evaluations (a pipeline's
 # model reply), prepared judge against none; the worker's GPU tests; the timed-vs-checked
 # attacks (a34) now that every prepared judge checks timed outputs in one pass.
 section_s34_third() {
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
-  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  use_build_cache
   step "warm-worker overhead, 3 s gaps: no prepared judge, then prepared (issue 15)"
-  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --no-spare $pairs 2>&1 |
-    grep -v '^\[' > "$OUT/harness_s34_gap_nospare.txt"
-  timeout 150 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 $pairs 2>&1 |
-    grep -v '^\[' > "$OUT/harness_s34_gap_spare.txt"
-  for f in gap_nospare gap_spare; do echo "-- $f"; grep -E "^\| tasks|phases" "$OUT/harness_s34_$f.txt"; done
+  gap_overhead 150 gap_nospare --no-spare
+  gap_overhead 150 gap_spare
   step "the worker's GPU tests"
   timeout 200 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_gpu.py 2>&1 | tail -n 4
-  step "timed-vs-checked attacks (a34) on the GPU"
-  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a34 \
-    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  a34_on_gpu 200
 }
 
 # Session 34, fourth call: the third call's gap comparison and a34 again, with the carried
 # bubblewrap (the third call's carry had lost env.sh: no warm candidate processes, no namespaces).
 section_s34_fourth() {
   echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
-  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  use_build_cache
   step "warm-worker overhead, 3 s gaps: no prepared judge, then prepared (issue 15)"
-  timeout 130 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --no-spare $pairs 2>&1 |
-    grep -v '^\[' > "$OUT/harness_s34_gap_nospare.txt"
-  timeout 130 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 $pairs 2>&1 |
-    grep -v '^\[' > "$OUT/harness_s34_gap_spare.txt"
-  for f in gap_nospare gap_spare; do echo "-- $f"; grep -E "^\| tasks|phases" "$OUT/harness_s34_$f.txt"; done
-  step "timed-vs-checked attacks (a34) on the GPU"
-  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a34 \
-    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  gap_overhead 130 gap_nospare --no-spare
+  gap_overhead 130 gap_spare
+  a34_on_gpu 150
 }
 
 # Session 34, fifth call: the same comparison with the prepared judge prefetching the task's
 # reference and checked sets (evaluate.prefetch).
 section_s34_fifth() {
   echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  [ -d /tmp/kforge-builds ] || tar xzf .carry/build_cache.tgz -C /tmp
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
-  local pairs="--pair tasks/39_GRU.py:library/gru_out/candidate.py --pair tasks/softmax.py:library/softmax/candidate.py"
+  use_build_cache
   step "warm-worker overhead, 3 s gaps: prepared and prefetched, then none (issue 15)"
-  timeout 120 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 $pairs 2>&1 |
-    grep -v '^\[' > "$OUT/harness_s34_prefetch.txt"
-  timeout 110 "$KFORGE_PYTHON" bench/bench_harness.py --repeat 3 --gap-s 3 --no-spare $pairs 2>&1 |
-    grep -v '^\[' > "$OUT/harness_s34_prefetch_none.txt"
-  for f in prefetch prefetch_none; do echo "-- $f"; grep -E "^\| tasks|phases|run [0-9]" "$OUT/harness_s34_$f.txt"; done
+  gap_overhead 120 prefetch
+  gap_overhead 110 prefetch_none --no-spare
 }
 
 for section in "$@"; do "section_$section"; done

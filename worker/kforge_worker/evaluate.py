@@ -426,11 +426,16 @@ class Slots:
         self.candidate.release(self.input_ids + self.output_ids)
 
 
+def with_defaults(request):
+    """The request's fields over DEFAULTS (a field sent as null takes its default)."""
+    return {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
+
+
 class Evaluation:
     def __init__(self, request, scratch, started):
         import torch
         self.torch = torch
-        self.request = {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
+        self.request = with_defaults(request)
         self.device = self.request["device"]
         self.precision = self.request["precision"]
         self.scratch = scratch
@@ -564,6 +569,12 @@ class Evaluation:
                 state[1] = None
                 if state[2] != "cpu":
                     self.torch.cuda.empty_cache()
+
+    def lean_set(self, input_set, want32):
+        """Whether a task whose one input set and fp32 outputs are these runs lean (one slot,
+        one set at a time: LEAN_SET_BYTES)."""
+        return self.device == "cuda" and \
+            tensor_bytes(input_set) + tensor_bytes(want32) > LEAN_SET_BYTES
 
     def large_on_device(self, values):
         """Whether `values` (an input set) are large enough on the GPU that a spare copy of
@@ -772,7 +783,7 @@ class Evaluation:
         self.policy_rules = policy
         self.policy = policy.describe()
         # the outputs themselves freed before calibrating
-        self.first_output_specs = output_specs(outputs) if outputs is not None else None
+        self.first_output_specs = output_specs(outputs)
 
     def prefetch(self, request_waiting):
         """In a judge prepared ahead for a request like the worker's previous one (judge_spare:
@@ -787,9 +798,9 @@ class Evaluation:
             return
         self.first_expected = self.expected(self.reference, first)
         sets = int(self.request["input_sets"])
-        held = tensor_bytes(first) + tensor_bytes(self.first_expected[0])
-        if self.device == "cuda" and held > LEAN_SET_BYTES:
+        if self.lean_set(first, self.first_expected[0]):
             return  # a lean task: one set at a time (correctness)
+        held = tensor_bytes(first) + tensor_bytes(self.first_expected[0])
         for index in range(1, sets):
             if held > READ_AHEAD_BYTES or request_waiting():
                 return
@@ -800,7 +811,7 @@ class Evaluation:
         """The request this prefetched evaluation was prepared for arrived: its candidate,
         limits and deadline (the fields that decide the task, shapes and sets are the same:
         judge_spare.same_work)."""
-        self.request = {**DEFAULTS, **{k: v for k, v in request.items() if v is not None}}
+        self.request = with_defaults(request)
         self.candidate_path = self.request["candidate_path"]
         self.deadline = started + float(self.request["timeout_s"])
         self.result["judge_prefetched_sets"] = len(self.prefetched) + (
@@ -866,8 +877,7 @@ class Evaluation:
                 self.result.setdefault("widened_sets", []).append(
                     {"index": index, "inputs": widened, "range": widening_label(widening)})
             if slots is None:
-                self.lean = self.device == "cuda" and (
-                    tensor_bytes(input_set) + tensor_bytes(want32) > LEAN_SET_BYTES)
+                self.lean = self.lean_set(input_set, want32)
                 # two slots, alternating: set 2 arrives at set 0's addresses with new contents;
                 # a lean task's one slot: every set arrives at the same addresses
                 slots = [Slots(self.candidate, input_set, want32)
@@ -1500,12 +1510,8 @@ def prepare_judge(device, predicted=None, request_waiting=lambda: False):
     work of an evaluation on `device`, each piece what the judge would otherwise pay inside the
     request (bench/diag/judge_cold_start.py has their costs); then, given the `predicted`
     request (the worker's previous one), the task's reference and checked sets (prefetch)."""
-    _not_dumpable()
-    if device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"
-        import torch
-        torch.set_num_threads(1)
-    else:
+    _judge_process(device)
+    if device != "cpu":
         _prepare_cuda()
     if predicted is None or request_waiting():
         return
@@ -1539,14 +1545,18 @@ def _prepare_cuda():
     torch.cuda.empty_cache()
 
 
+def _judge_process(device):
+    """What a judge process is for `device`, forked at its request or ahead of it."""
+    _not_dumpable()
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+        import torch  # already imported by the worker; CUDA initialises in the judge
+        torch.set_num_threads(1)
+
+
 def _evaluate_child(request, scratch):
     started = time.monotonic()
-    _not_dumpable()
-    if request.get("device", "cuda") == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"
-    import torch  # already imported by the worker; CUDA initialises in this child
-    if request.get("device", "cuda") == "cpu":
-        torch.set_num_threads(1)
+    _judge_process(request.get("device", "cuda"))
     from kforge_worker import judge_spare
     from kforge_worker.hello import device_info, versions
     evaluation = None

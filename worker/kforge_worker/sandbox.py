@@ -115,13 +115,27 @@ def _drain(fd, output, over_limit):
                 over_limit.set()
 
 
-def _read_result(fd, sink):
-    """The result is framed (8-byte length, then JSON) so that it is complete without waiting
-    for EOF, which a grandchild holding the pipe open would delay forever."""
+def _write_frame(fd, data):
+    """`data` framed (8-byte length, then the bytes) into the pipe `fd`, which is closed."""
+    with os.fdopen(fd, "wb") as stream:
+        stream.write(len(data).to_bytes(8, "little") + data)
+
+
+def _read_frame(fd):
+    """One frame from the pipe `fd` (closed afterwards), or None if it ended first. Framed so
+    that it is complete without waiting for EOF, which a grandchild holding the pipe open would
+    delay forever."""
     with os.fdopen(fd, "rb") as stream:
         header = stream.read(8)
-        if len(header) == 8:
-            sink.append(stream.read(int.from_bytes(header, "little")))
+        if len(header) < 8:
+            return None
+        return stream.read(int.from_bytes(header, "little"))
+
+
+def _read_result(fd, sink):
+    data = _read_frame(fd)
+    if data is not None:
+        sink.append(data)
 
 
 def _rss_bytes(pid):
@@ -188,15 +202,6 @@ def _isolate(scratch, output_w, result_w, request_r, cpu_only, parent, keep_fds)
     faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the output
 
 
-def _read_request(fd):
-    """A prepared child's request (framed as the result is), or None: the worker discarded it."""
-    with os.fdopen(fd, "rb") as stream:
-        header = stream.read(8)
-        if len(header) < 8:
-            return None
-        return json.loads(stream.read(int.from_bytes(header, "little")))
-
-
 def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=(),
            request_r=None, prepare=None):
     """In the forked child: isolate, run fn(request, scratch), send its result, exit. A child
@@ -210,10 +215,11 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=
                 prepare(lambda: bool(select.select([request_r], [], [], 0)[0]))
             except BaseException:  # the request still runs: it meets the failure itself
                 traceback.print_exc()
-            request = _read_request(request_r)
-            if request is None:
+            data = _read_frame(request_r)
+            if data is None:  # the worker discarded it
                 status = 0
                 return
+            request = json.loads(data)
         try:
             reply = {"result": fn(request, scratch)}
         except RequestFailure as error:
@@ -221,9 +227,7 @@ def _child(fn, request, scratch, result_w, output_w, cpu_only, parent, keep_fds=
         except BaseException:
             reply = {"internal_error": traceback.format_exc()}
         from kforge_worker.protocol import encode
-        data = encode(reply).encode("utf-8")
-        with os.fdopen(result_w, "wb") as stream:
-            stream.write(len(data).to_bytes(8, "little") + data)
+        _write_frame(result_w, encode(reply).encode("utf-8"))
         status = 0
     finally:
         # Skip interpreter and CUDA teardown: a poisoned context can hang it.
@@ -282,8 +286,8 @@ def _fork(fn, request, cpu_only, keep_fds, prepare=None):
 
 def fork_prepared(fn, prepare, cpu_only=False, keep_fds=()):
     """A child forked ahead of its request: it runs prepare(request_waiting) (for an evaluation:
-    CUDA's context, cuBLAS, cuDNN, the judge's own Triton kernel, the reference) and waits. run_request(...,
-    prepared=child) hands it the request; discard(child) ends one that is not wanted."""
+    CUDA's context, cuBLAS, cuDNN, the judge's own Triton kernel, the reference) and waits.
+    run_request(..., prepared=child) hands it the request; discard(child) ends one not wanted."""
     return _fork(fn, None, cpu_only, keep_fds, prepare)
 
 
@@ -314,10 +318,8 @@ def run_request(fn, request, timeout_s=300.0, host_memory_gb=None, cpu_only=Fals
     started = time.monotonic()
     if prepared is not None:
         child = prepared
-        data = json.dumps(request).encode("utf-8")
         try:
-            with os.fdopen(child.request_w, "wb") as stream:
-                stream.write(len(data).to_bytes(8, "little") + data)
+            _write_frame(child.request_w, json.dumps(request).encode("utf-8"))
         except OSError:  # it died while it waited: the exit status below says how
             pass
     else:

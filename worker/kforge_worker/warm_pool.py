@@ -98,14 +98,19 @@ def fill(device):
     _warm[device] = hosts
 
 
+def _evaluations_left():
+    """KFORGE_EVALUATIONS less those taken, or None: open-ended (unset or unreadable)."""
+    try:
+        return int(os.environ["KFORGE_EVALUATIONS"]) - _taken
+    except (KeyError, ValueError):
+        return None
+
+
 def wanted():
     """How many warm processes to keep: POOL_SIZE, or fewer when KFORGE_EVALUATIONS says fewer
     evaluations are left (an unreadable value counts as open-ended)."""
-    try:
-        left = int(os.environ["KFORGE_EVALUATIONS"]) - _taken
-    except (KeyError, ValueError):
-        return POOL_SIZE
-    return max(0, min(POOL_SIZE, left))
+    left = _evaluations_left()
+    return POOL_SIZE if left is None else max(0, min(POOL_SIZE, left))
 
 
 def discard_all():
@@ -119,10 +124,8 @@ def discard_all():
 
 def more_expected():
     """Whether the client may still ask for an evaluation (KFORGE_EVALUATIONS not used up)."""
-    try:
-        return int(os.environ["KFORGE_EVALUATIONS"]) - _taken > 0
-    except (KeyError, ValueError):
-        return True
+    left = _evaluations_left()
+    return left is None or left > 0
 
 
 def peek(device):
