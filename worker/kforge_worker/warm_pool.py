@@ -16,6 +16,7 @@ reads what evaluations of the same bytes wrote)."""
 import os
 import shutil
 import socket
+import stat
 import tempfile
 import time
 
@@ -243,6 +244,21 @@ def _tree_bytes(root):
     return total
 
 
+# Mode bits no build output needs and the host must never take from a candidate: set-user-ID,
+# set-group-ID, sticky, and writable by group or others. Blind red team, session 34: a candidate
+# copied /bin/dash into its slot and made it mode 6777; the slot is mounted nosuid in the
+# sandbox, but the copy back (and a linked file, changed in place) left a setuid-root shell in
+# the host's cache. They are cleared on every file of the cache the slot touched.
+UNSAFE_MODE_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH
+
+
+def _clear_unsafe_mode(path):
+    """The unsafe bits off a regular file (the candidate's process is gone: no race)."""
+    mode = os.lstat(path).st_mode
+    if stat.S_ISREG(mode) and mode & UNSAFE_MODE_BITS:
+        os.chmod(path, stat.S_IMODE(mode) & ~UNSAFE_MODE_BITS)
+
+
 def _copy_slot(slot, cache, limit_bytes):
     kept = 0
     for folder, _, files in file_tree.walk(slot):  # not below file_tree.MAX_DEPTH
@@ -254,13 +270,16 @@ def _copy_slot(slot, cache, limit_bytes):
         for name in files:
             source, destination = os.path.join(folder, name), os.path.join(target, name)
             try:
-                if os.path.islink(source) or os.path.exists(destination) and \
-                        os.path.samefile(source, destination):
+                if os.path.islink(source):
+                    continue
+                if os.path.exists(destination) and os.path.samefile(source, destination):
+                    _clear_unsafe_mode(destination)  # linked: its mode changed in place
                     continue
                 kept += os.path.getsize(source)
                 if kept > limit_bytes:
                     return
                 shutil.copy2(source, destination + ".kforge-tmp")
+                _clear_unsafe_mode(destination + ".kforge-tmp")
                 os.replace(destination + ".kforge-tmp", destination)
             except OSError:
                 continue

@@ -897,6 +897,26 @@ def test_a_build_cache_grown_past_its_limit_is_emptied(tmp_path):
     assert os.listdir(cache) == ["triton"] and os.listdir(cache / "triton") == []
 
 
+def test_a_build_cache_never_takes_setuid_or_shared_write_bits_from_the_slot(tmp_path):
+    # blind red team, session 34: a setuid-root shell written into the slot persisted in the
+    # host's cache (the slot is nosuid only inside the sandbox)
+    import stat
+    from kforge_worker.warm_pool import load_slot, save_slot
+    cache, slot = tmp_path / "cache", tmp_path / "slot"
+    (cache / "triton").mkdir(parents=True)
+    (cache / "triton" / "kernel.so").write_bytes(b"x")
+    load_slot(str(slot), str(cache))
+    os.chmod(slot / "triton" / "kernel.so", 0o6777)  # a linked file, changed in place
+    (slot / "triton" / "helper_bin").write_bytes(b"#!/bin/sh\n")
+    os.chmod(slot / "triton" / "helper_bin", 0o6777)  # a new file, copied back
+    (slot / "triton" / "shared").write_bytes(b"y")
+    os.chmod(slot / "triton" / "shared", 0o666)
+    save_slot(str(slot), str(cache))
+    modes = {name: stat.S_IMODE(os.lstat(cache / "triton" / name).st_mode)
+             for name in ("kernel.so", "helper_bin", "shared")}
+    assert modes == {"kernel.so": 0o755, "helper_bin": 0o755, "shared": 0o644}
+
+
 def test_all_build_caches_together_stay_under_their_limit(tmp_path):
     """A candidate changed by one comment gets a cache of its own: past the total, the least
     recently saved caches go, never the one just saved (blind red team, session 9)."""
