@@ -96,7 +96,8 @@ def main():
                   flush=True)
             print(f"  phases (s): {result.get('phases_s')}; judge prepared ahead: "
                   f"{result.get('judge_prepared')}, sets prefetched: "
-                  f"{result.get('judge_prefetched_sets')}", flush=True)
+                  f"{result.get('judge_prefetched_sets')}, generalization prefetched: "
+                  f"{result.get('judge_prefetched_generalization')}", flush=True)
             if result.get("candidate_ops_s"):  # the candidate process's own time per request
                 print(f"  candidate ops (s): {result['candidate_ops_s']}", flush=True)
             if result.get("candidate_start"):  # the warm process: its age, start-up, idle time

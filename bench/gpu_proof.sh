@@ -1590,4 +1590,27 @@ section_s34_fifth() {
   gap_overhead 110 prefetch_none --no-spare
 }
 
+
+# Session 35, first call (a fresh carry has no build cache): every library source built side by
+# side, the cache brought back, then session 34's unmeasured fifth call (the prefetching judge).
+section_s35_first() {
+  versions
+  section_s25_side
+  tar czf "$OUT/build_cache.tgz" -C /tmp kforge-builds
+  section_s34_fifth
+}
+
+# Session 35, second call: the warm overhead with the generalisation check's reference made
+# ahead and the worker's modules imported by the warm candidate process, the judge profiled.
+section_s35_second() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  step "warm-worker overhead, 3 s gaps, generalisation prefetched (issue 15), judge profiled"
+  rm -rf /tmp/kforge-prof && mkdir -p /tmp/kforge-prof
+  gap_overhead 150 gen_prefetch
+  grep -E "candidate ops|candidate start" "$OUT/harness_s34_gen_prefetch.txt" | cut -c1-400
+  gap_overhead 170 gen_prefetch_profiled --cprofile /tmp/kforge-prof
+  tar czf "$OUT/prof.tgz" -C /tmp kforge-prof
+}
+
 for section in "$@"; do "section_$section"; done

@@ -459,6 +459,10 @@ def main(argv):
     if os.environ.get("TRITON_INTERPRET") == "1":
         from kforge_worker import interpreter_compat
         interpreter_compat.install()
+    began = time.monotonic()
+    from kforge_worker import trust
+    trust.import_ahead()
+    startup["own modules"] = round(time.monotonic() - began, 3)
     host = Host(channel)
     host.startup = startup
     host.ready_at = time.monotonic()

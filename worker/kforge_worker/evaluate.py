@@ -470,6 +470,8 @@ class Evaluation:
         self.call_times = []  # per checked call: the judge's wait, the candidate's own seconds
         self.task = None      # loaded by load(), or before the request by prefetch()
         self.prefetched = {}  # checked set index: its prepare_set, made before the request
+        # [(alternative shapes, generalization_reference there)], made before the request
+        self.generalization_ahead = []
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -806,6 +808,25 @@ class Evaluation:
                 return
             self.prefetched[index] = self.prepare_set(index, sets)
             held += ahead_bytes(self.prefetched[index])
+        # and the generalisation check's own reference (0.2 s of an RNN evaluation on an H200,
+        # session 35), at shapes about the task's: only while twice the task's set fits
+        if self.request["check_generalization"] and 2 * held <= READ_AHEAD_BYTES:
+            self.prefetch_generalization(request_waiting)
+
+    def prefetch_generalization(self, request_waiting):
+        """generalization_reference for the alternative shapes in the order generalization
+        tries them, until one runs (kept, by alternative, in self.generalization_ahead)."""
+        shrink = self.task.shrink or {}
+        for alternative in alternative_overrides(self.task.shapes, shrink.get("applied"),
+                                                 self.task.constants):
+            if request_waiting():
+                return
+            ahead = self.generalization_reference(alternative)
+            if ahead is not None and ahead_bytes(ahead[2:]) > READ_AHEAD_BYTES:
+                return  # too large to hold: made again when the check comes
+            self.generalization_ahead.append((alternative, ahead))
+            if ahead is not None:
+                return
 
     def adopt(self, request, started):
         """The request this prefetched evaluation was prepared for arrived: its candidate,
@@ -816,6 +837,8 @@ class Evaluation:
         self.deadline = started + float(self.request["timeout_s"])
         self.result["judge_prefetched_sets"] = len(self.prefetched) + (
             self.first_expected is not None)
+        self.result["judge_prefetched_generalization"] = any(
+            made is not None for _, made in self.generalization_ahead)
 
     def calibrate(self, first, outputs):
         """The candidate process's honest per-trial harness overhead, measured with a stand-in
@@ -987,6 +1010,24 @@ class Evaluation:
             if self.result["generalizes"] != "unknown":
                 return
 
+    def generalization_reference(self, alternative):
+        """The judge's side of the check at `alternative` shapes: (reference, its init inputs,
+        an input set drawn fresh, want32, want64), or None where the reference does not run
+        there. The task's shapes and its reference's float64 twin come back afterwards."""
+        previous = {name: self.task.shapes[name] for name in alternative}
+        task_twin = self.model64
+        self.task.apply(alternative)
+        try:
+            reference, init_inputs = self.build_reference()
+            input_set = self.make_inputs(self.next_seed())
+            want32, want64 = self.expected(reference, input_set)
+            return reference, init_inputs, input_set, want32, want64
+        except Exception:  # RequestFailure included: the reference fails at these shapes
+            return None
+        finally:
+            self.task.apply(previous)
+            self.model64 = task_twin
+
     def generalization_at(self, alternative):
         from kforge_worker.correctness import Comparison
         previous = {name: self.task.shapes[name] for name in alternative}
@@ -998,14 +1039,16 @@ class Evaluation:
         # the task shapes' float64 twin, kept for the post-timing check (its build is a deep copy
         # widened to float64: ~0.1 s for cuDNN's GRU); not for a lean task (memory)
         task_twin = None if self.lean else self.model64
+        ahead = [made for shapes, made in self.generalization_ahead if shapes == alternative]
+        self.generalization_ahead = [item for item in self.generalization_ahead
+                                     if item[0] != alternative]
         try:
-            try:
-                reference, init_inputs = self.build_reference()
-                input_set = self.make_inputs(self.next_seed())
-                want32, want64 = self.expected(reference, input_set)
-            except Exception:  # RequestFailure included: the reference fails at these shapes
+            made = ahead[0] if ahead else self.generalization_reference(alternative)
+            if made is None:  # the reference fails at these shapes
                 self.result["generalizes"] = "unknown"
                 return
+            reference, init_inputs, input_set, want32, want64 = made
+            made = None
             comparison = Comparison(self.precision)
             try:
                 self.build_candidate(init_inputs)

@@ -126,10 +126,18 @@ def test_a_judge_prefetched_for_the_task_judges_the_next_candidate_of_it(worker)
     wrong = worker.evaluate("tasks/softmax.py", candidate("softmax_wrong"))
     time.sleep(3)
     again = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    time.sleep(3)
+    # the generalisation check's reference was made ahead too: shapes hard-coded still fail
+    hardcoded = worker.evaluate("tasks/softmax.py", candidate("softmax_hardcoded"))
     assert wrong["status"] == "wrong_output" and again["status"] == "ok"
     assert wrong["judge_prefetched_sets"] >= 1 and again["judge_prefetched_sets"] >= 1
     assert good["correctness"]["input_sets"] == again["correctness"]["input_sets"] == 5
     assert not set(good["seeds"]) & set(again["seeds"])  # fresh draws each time
+    assert again["judge_prefetched_generalization"] and again["generalizes"] == "yes"
+    assert len(again["seeds"]) == len(good["seeds"])  # the same draws, made earlier
+    assert hardcoded["judge_prefetched_generalization"], hardcoded
+    assert hardcoded["status"] == "rejected" and hardcoded["generalizes"] == "no", hardcoded
+    assert "hard-coded shapes" in hardcoded["error"]
 
 
 def test_infinite_loop_is_a_timeout_and_worker_survives(worker):
