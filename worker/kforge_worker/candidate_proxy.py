@@ -387,9 +387,8 @@ class CandidateProcess:
         attached at the first forward request. Where the kernel offers no probes, a note."""
         from kforge_worker import operator_probes
         try:
-            self.operator_probes = operator_probes.merged(
-                operator_probes.probes_for(operator_probes.probed_operators(policy.ops)),
-                operator_probes.vendor_probes(policy.dense, policy.recurrent))
+            self.operator_probes = operator_probes.chosen(policy.ops, policy.dense,
+                                                          policy.recurrent)
         except (operator_probes.Unavailable, OSError, ValueError) as why:
             self.probe_note = f"operator probes off: {why}"
 

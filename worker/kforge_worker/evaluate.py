@@ -49,6 +49,9 @@ LEAN_SET_BYTES = 2 << 30
 # Checked sets drawn ahead, with their references, while the candidate computes: at most this
 # many bytes of inputs and expected outputs held (correctness, prepare_set)
 READ_AHEAD_BYTES = 512 << 20
+# A reference that ran this often here for the checked sets needs no warm-up calls before its
+# first eager block (its round 0 of timing still runs)
+WARM_REFERENCE_RUNS = 3
 # The fp64 reference falls back to the host (when it failed on the GPU) only for input sets and
 # outputs this small: float64 doubles them, and the judge's host memory is limited
 # (sandbox.DEFAULT_HOST_MEMORY_GB); larger tasks go without (the note says why).
@@ -472,6 +475,10 @@ class Evaluation:
         self.prefetched = {}  # checked set index: its prepare_set, made before the request
         # [(alternative shapes, generalization_reference there)], made before the request
         self.generalization_ahead = []
+        # the set checked after timing: (seed, inputs, want32, want64), drawn before timing
+        self.after_timing = None
+        self.source_facts = None  # candidate_source_facts
+        self.reference_runs = 0   # fp32 runs of the task's reference here (warm: timing)
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -602,6 +609,7 @@ class Evaluation:
     def expected(self, model, input_set):
         began = time.perf_counter()
         want32 = self.run_reference(model, input_set)
+        self.reference_runs += model is self.reference
         self.sync()
         took = time.perf_counter() - began
         self.reference_call_s = min(took, self.reference_call_s or took)
@@ -786,6 +794,9 @@ class Evaluation:
         self.policy = policy.describe()
         # the outputs themselves freed before calibrating
         self.first_output_specs = output_specs(outputs)
+        # one set's inputs and both references' outputs (float64 twice the bytes), held ahead
+        self.set_bytes = tensor_bytes(first) + 3 * sum(
+            nbytes for _, _, nbytes in self.first_output_specs or [])
 
     def prefetch(self, request_waiting):
         """In a judge prepared ahead for a request like the worker's previous one (judge_spare:
@@ -795,6 +806,7 @@ class Evaluation:
         stops once `request_waiting()` (what is done by then is used)."""
         self.load_task()
         self.load_reference()
+        self.choose_probes()
         first = self.first_set
         if self.large_on_device(first) or request_waiting():
             return
@@ -810,23 +822,40 @@ class Evaluation:
             held += ahead_bytes(self.prefetched[index])
         # and the generalisation check's own reference (0.2 s of an RNN evaluation on an H200,
         # session 35), at shapes about the task's: only while twice the task's set fits
-        if self.request["check_generalization"] and 2 * held <= READ_AHEAD_BYTES:
-            self.prefetch_generalization(request_waiting)
+        # (in the order every judge draws them: the set after timing follows the check's)
+        if self.request["check_generalization"] and (
+                2 * held > READ_AHEAD_BYTES or not self.prefetch_generalization(request_waiting)):
+            return
+        if not request_waiting():
+            self.draw_after_timing()
+
+    def choose_probes(self):
+        """The operator probes for this task's policy, chosen now (operator_probes.chosen keeps
+        them for the candidate's watch_operators); where the kernel offers none, the request
+        meets that itself and says so."""
+        from kforge_worker import operator_probes
+        rules = self.policy_rules
+        try:
+            operator_probes.chosen(rules.ops, rules.dense, rules.recurrent)
+        except (operator_probes.Unavailable, OSError, ValueError):
+            pass
 
     def prefetch_generalization(self, request_waiting):
         """generalization_reference for the alternative shapes in the order generalization
-        tries them, until one runs (kept, by alternative, in self.generalization_ahead)."""
+        tries them, until one runs (kept, by alternative, in self.generalization_ahead).
+        Returns whether the check's draws are all made (later draws may follow them)."""
         shrink = self.task.shrink or {}
         for alternative in alternative_overrides(self.task.shapes, shrink.get("applied"),
                                                  self.task.constants):
             if request_waiting():
-                return
+                return False
             ahead = self.generalization_reference(alternative)
             if ahead is not None and ahead_bytes(ahead[2:]) > READ_AHEAD_BYTES:
-                return  # too large to hold: made again when the check comes
+                return False  # too large to hold: made again when the check comes
             self.generalization_ahead.append((alternative, ahead))
             if ahead is not None:
-                return
+                return True
+        return True
 
     def adopt(self, request, started):
         """The request this prefetched evaluation was prepared for arrived: its candidate,
@@ -839,6 +868,7 @@ class Evaluation:
             self.first_expected is not None)
         self.result["judge_prefetched_generalization"] = any(
             made is not None for _, made in self.generalization_ahead)
+        self.result["judge_prefetched_after_timing"] = self.after_timing is not None
 
     def calibrate(self, first, outputs):
         """The candidate process's honest per-trial harness overhead, measured with a stand-in
@@ -908,6 +938,8 @@ class Evaluation:
                 self.slots = slots
             slot = slots[index % len(slots)]
             self.send_call(slot, input_set)
+            if index == 0:  # judge work for later, while the candidate's first call runs
+                self.candidate_source_facts()
             # While the candidate computes, the judge draws the next set and runs its references;
             # and more sets while the candidate's call is still running (its first call in a
             # process: 0.5-0.7 s for an RNN kernel on an H200, as long as all the later sets'
@@ -1137,6 +1169,8 @@ class Evaluation:
             got = None
             for name in order:
                 warm = warmup if not round_index else 0
+                if name == "eager" and self.reference_runs >= WARM_REFERENCE_RUNS:
+                    warm = 0  # the checked sets' runs warmed it (0.1 s of cuDNN's GRU)
                 host = []
                 if name == "candidate":
                     ms, wall, got = self.candidate_block(slots, sets, seeds, round_index, warm,
@@ -1351,19 +1385,42 @@ class Evaluation:
                       f"make a kernel")
             raise Failure("rejected", reason, reasons=[reason])
 
+    def times(self):
+        """Whether this evaluation times the candidate (and so checks a set after timing)."""
+        return self.device == "cuda" or bool(self.request.get("time_on_cpu"))
+
+    def draw_after_timing(self):
+        """The set checked after timing, with its references, drawn before timing begins (by a
+        judge prepared ahead, before the request: 0.1 s of cuDNN's GRU and its float64 twin,
+        session 35), where sets are small; a large one is drawn after timing. Either way the
+        candidate sees it only after its last timed call. Every judge draws it at this point,
+        prefetched or not, so that a run's secret seed stream gives every candidate the same
+        sets."""
+        if self.after_timing is not None or not self.times() or \
+                self.set_bytes > READ_AHEAD_BYTES:
+            return
+        seed = self.next_seed()
+        input_set = self.make_inputs(seed)
+        self.after_timing = (seed, input_set) + tuple(self.expected(self.reference, input_set))
+
     def post_timing_check(self):
         from kforge_worker.correctness import Comparison
         comparison = Comparison(self.precision)
-        seed = self.next_seed()
-        input_set = self.make_inputs(seed)
-        where = f"fresh input set after timing (seed {seed})"
-        if self.lean:  # one set in memory at a time
-            want32, want64 = self.expected(self.reference, input_set)
+        if self.after_timing is not None:
+            (seed, input_set, want32, want64), self.after_timing = self.after_timing, None
+            where = f"fresh input set after timing (seed {seed})"
             got = self.call(self.slots[-1], input_set, where)
-        else:  # the candidate's call beside the references
-            self.send_call(self.slots[-1], input_set)
-            want32, want64 = self.expected(self.reference, input_set)
-            got = self.call_reply(self.slots[-1], input_set, where)
+        else:
+            seed = self.next_seed()
+            input_set = self.make_inputs(seed)
+            where = f"fresh input set after timing (seed {seed})"
+            if self.lean:  # one set in memory at a time
+                want32, want64 = self.expected(self.reference, input_set)
+                got = self.call(self.slots[-1], input_set, where)
+            else:  # the candidate's call beside the references
+                self.send_call(self.slots[-1], input_set)
+                want32, want64 = self.expected(self.reference, input_set)
+                got = self.call_reply(self.slots[-1], input_set, where)
         comparison.add(got, want32, want64, where)
         if not comparison.passed:
             raise Failure("wrong_output", "correct before timing, wrong after it on fresh "
@@ -1400,6 +1457,18 @@ class Evaluation:
         return [f"left a process running after its last call: {shown} (a fork, a setsid "
                 f"child or a daemon; killed with its sandbox)"]
 
+    def candidate_source_facts(self):
+        """numerics_report.source_facts of the candidate's source, made once: while the judge
+        waits for the candidate's first checked call (0.1 s of an RNN candidate's syntax tree on
+        an H200, session 35), else when the numerics are assessed."""
+        if self.source_facts is None:
+            try:
+                text = self.source.decode("utf-8", "replace")
+            except AttributeError:
+                text = ""
+            self.source_facts = numerics_report.source_facts(text)
+        return self.source_facts
+
     def assess_numerics(self):
         """The result's `numerics`: the precision the candidate computed in (numerics_report)
         and, under `strict`, the reason to reject it; None for the reason when there is none."""
@@ -1416,13 +1485,9 @@ class Evaluation:
         for dtype, _ in getattr(getattr(self, "slots", [None])[0], "expected", []):
             if dtype.is_floating_point:
                 dtypes.add(numerics_report.short_dtype(dtype))
-        try:
-            text = self.source.decode("utf-8", "replace")
-        except AttributeError:
-            text = ""
         report = numerics_report.assess(
             self.request["numerics"], dtypes, self.numerics_seen,
-            numerics_report.source_facts(text), self.settings,
+            self.candidate_source_facts(), self.settings,
             (getattr(self, "policy", None) or {}).get("ops"))
         self.result["numerics"] = report
         return numerics_report.rejection(report)
@@ -1445,7 +1510,8 @@ class Evaluation:
                 self.phase("correctness", self.correctness)
                 if self.request["check_generalization"]:
                     self.phase("generalization", self.generalization)
-                if self.device == "cuda" or self.request.get("time_on_cpu"):
+                if self.times():
+                    self.phase("after_timing_set", self.draw_after_timing)
                     self.phase("timing", self.timing)
                     if self.request["profile"] and self.device == "cuda":
                         self.phase("profile", self.profile)

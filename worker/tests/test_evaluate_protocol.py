@@ -431,6 +431,26 @@ def test_timing_path_runs_on_the_cpu_with_host_clocks(worker):
     assert 0 <= check["worst_relative_l2"] <= check["allowed_relative_l2"]
 
 
+def test_a_prefetched_judge_draws_the_set_after_timing_before_the_request(worker):
+    # With a timing phase, a judge prepared ahead (judge_spare.py) also drew the set checked
+    # after timing and ran its references before the request; the candidate meets it only after
+    # its last timed call, as with any judge, and a wrong one still fails there.
+    import time
+    first = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py", trials=20,
+                            warmup=1, time_on_cpu=True)
+    time.sleep(3)
+    again = worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py", trials=20,
+                            warmup=1, time_on_cpu=True)
+    assert first["status"] == again["status"] == "ok", (first["error"], again["error"])
+    assert again["judge_prefetched_after_timing"] and again["judge_prefetched_generalization"]
+    assert "after_timing_set" in first["phases_s"] and "post_timing_check" in again["phases_s"]
+    assert not set(first["seeds"]) & set(again["seeds"])
+    time.sleep(3)
+    cheat = worker.evaluate("tasks/softmax.py", "tests/adversarial/a13_timing_only_cheat.py",
+                            trials=20, warmup=1, time_on_cpu=True)
+    assert cheat["judge_prefetched_after_timing"] and cheat["status"] == "wrong_output", cheat
+
+
 def test_every_timed_call_gets_a_fresh_input_set(worker):
     # No input contents repeat across the candidate's calls (a memo by contents has nothing to
     # serve), and the cross-check's allowance comes from the stand-in calibration.
