@@ -1613,4 +1613,18 @@ section_s35_second() {
   tar czf "$OUT/prof.tgz" -C /tmp kforge-prof
 }
 
+# Session 35, third call: the warm overhead with the probes chosen ahead and attached during the
+# candidate's import, the set after timing drawn ahead; the probe and timed-vs-checked cases.
+section_s35_third() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  step "warm-worker overhead, 3 s gaps (issue 15)"
+  gap_overhead 150 s35_third
+  grep -E "candidate ops" "$OUT/harness_s34_s35_third.txt" | cut -c1-300
+  a34_on_gpu 150
+  step "the operator and vendor probe cases on the GPU"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a59 a75 a78 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-200
+}
+
 for section in "$@"; do "section_$section"; done

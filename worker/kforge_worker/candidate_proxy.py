@@ -117,6 +117,7 @@ class CandidateProcess:
         self.operator_probes = None
         self.operator_watch = None
         self.probe_note = None
+        self._probe_thread = None  # attach_probes_ahead's
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
@@ -270,8 +271,9 @@ class CandidateProcess:
                 monitor.candidate_code()
         # A fresh nonce per request, echoed by the candidate host: a frame that something else
         # in that process wrote into the channel (a forged or out-of-turn reply) lacks it.
-        if self._last_op in FORWARD_OPS and self.operator_probes:
-            self._attach_probes()
+        # (not for the stand-in's timed blocks before the import, calibration.py: harness code)
+        if self._last_op in FORWARD_OPS and not message.get("stand_in"):
+            self._probes_started()
         self._nonce = secrets.randbits(62)
         self._sent_at = time.monotonic()  # a refusal from now on belongs to this request
         message = {**message, "nonce": self._nonce}
@@ -392,16 +394,44 @@ class CandidateProcess:
         except (operator_probes.Unavailable, OSError, ValueError) as why:
             self.probe_note = f"operator probes off: {why}"
 
-    def _attach_probes(self):
-        from kforge_worker import operator_probes
+    def attach_probes_ahead(self):
+        """Attaches the chosen probes to the process's threads from a thread of the judge's, while
+        the candidate is imported and built (an RNN task's 2,600 perf_event_open calls took 0.2
+        s on an H200, session 35); the first forward request waits for it, and only then does
+        the count start. Threads the process starts meanwhile are attached by the attach loop,
+        later ones inherit the counters."""
+        if not self.operator_probes or self._probe_thread is not None:
+            return
         probes, self.operator_probes = self.operator_probes, None
-        try:
-            self.operator_watch = operator_probes.Watch(self.host_pid(), probes)
-            self.operator_watch.start()
-        except (operator_probes.Unavailable, OSError) as why:
-            if self.operator_watch is not None:
+        self._probe_thread = threading.Thread(target=self._attach_probes, args=(probes,),
+                                              name="kforge-operator-probes", daemon=True)
+        self._probe_thread.start()
+
+    def _probes_started(self):
+        """Before the first forward request of candidate code: the probes attached (here, or by
+        attach_probes_ahead's thread) and their count started."""
+        if self.operator_probes:
+            probes, self.operator_probes = self.operator_probes, None
+            self._attach_probes(probes)
+        if self._probe_thread is not None:
+            self._probe_thread.join(timeout=max(0.0, self.deadline - time.monotonic()))
+            if self._probe_thread.is_alive():  # threads started without end, say: no count
+                self._fail("timeout", f"exceeded the wall-clock limit of {self.timeout_s:g} s "
+                                      f"and was killed")
+            self._probe_thread = None
+        if self.operator_watch is not None and self.operator_watch.baseline is None:
+            try:
+                self.operator_watch.start()
+            except OSError as why:
                 self.operator_watch.close()
                 self.operator_watch = None
+                self.probe_note = f"operator probes off: {why}"
+
+    def _attach_probes(self, probes):
+        from kforge_worker import operator_probes
+        try:
+            self.operator_watch = operator_probes.Watch(self.host_pid(), probes)
+        except (operator_probes.Unavailable, OSError) as why:
             self.probe_note = f"operator probes off: {why}"
 
     def operator_probe_reasons(self):
@@ -556,6 +586,8 @@ class CandidateProcess:
         self._drainer.join(timeout=2)
         if self.monitor is not None:
             self.monitor.close()
+        if self._probe_thread is not None:  # its process is gone: the attach loop ends
+            self._probe_thread.join(timeout=5)
         if self.operator_watch is not None:
             self.operator_watch.close()
         for buffer in self.buffers.values():

@@ -728,6 +728,7 @@ class Evaluation:
             "shapes": self.task.shapes, "device": self.device,
             "reference_name": self.task.model_class.__name__,
             "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
+        self.candidate.attach_probes_ahead()
         # While the candidate is imported there: the first checked set's expected outputs here
         # (~0.1 s of cuDNN's GRU and its float64 twin, and the twin's build; not for a set
         # large enough that its outputs must not wait on the device beside the candidate's)
