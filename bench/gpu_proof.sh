@@ -1627,4 +1627,28 @@ section_s35_third() {
     2>&1 | grep -E '^(attack|total)' | cut -c1-200
 }
 
+# Session 35, fourth call: the warm overhead with the probes attached by the prepared judge to
+# the idle warm process (not during the request); every legitimate candidate in one suite eval.
+section_s35_fourth() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  step "warm-worker overhead, 3 s gaps (issue 15)"
+  gap_overhead 150 s35_fourth
+  grep -E "candidate ops" "$OUT/harness_s34_s35_fourth.txt" | cut -c1-300
+  local dir=/tmp/kforge-legit35
+  legit_suite_dir $dir
+  step "every legitimate candidate, suite eval on GPU 0, 30 trials"
+  timeout 300 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
+  suite_verdicts $dir/suite
+  "$KFORGE_PYTHON" - $dir/suite <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    print(f"{os.path.basename(path)[:-5]:28} prepared {r.get('judge_prepared')} probes ahead "
+          f"{r.get('judge_probes_ahead')} wall {r.get('wall_s'):.2f} timed {r.get('timed_s'):.2f} "
+          f"speed-up vs best {r.get('speedup_vs_best_baseline')}")
+EOP
+}
+
 for section in "$@"; do "section_$section"; done

@@ -68,6 +68,29 @@ def _is_bubblewrap(pid):
         return False
 
 
+def host_process_pid(process, confinement_info):
+    """A candidate process's pid as the judge sees it: the first process of its tree, breadth
+    first, that is not bubblewrap's (the process itself without bubblewrap)."""
+    todo = [process.pid]
+    while todo:
+        pid = todo.pop(0)
+        if confinement_info.get("mechanism") != "bwrap" or not _is_bubblewrap(pid):
+            return pid
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as handle:
+                todo += [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            pass
+    return None
+
+
+def attach_probes(process, confinement_info, probes):
+    """operator_probes.Watch of `probes` on a candidate process's threads (its count not yet
+    started: CandidateProcess starts it at the first forward request of candidate code)."""
+    from kforge_worker import operator_probes
+    return operator_probes.Watch(host_process_pid(process, confinement_info), probes)
+
+
 class CandidateProcess:
     """The judge's handle on one candidate process: a warm one the worker started ahead
     (warm_pool.WarmHost), or one started now. `cache`: the candidate source's build cache,
@@ -117,7 +140,6 @@ class CandidateProcess:
         self.operator_probes = None
         self.operator_watch = None
         self.probe_note = None
-        self._probe_thread = None  # attach_probes_ahead's
         load_slot(host.slot, cache)
         self._drainer = threading.Thread(target=_drain, args=(
             self.process.stdout, self.output, self.over_limit), daemon=True)
@@ -394,31 +416,27 @@ class CandidateProcess:
         except (operator_probes.Unavailable, OSError, ValueError) as why:
             self.probe_note = f"operator probes off: {why}"
 
-    def attach_probes_ahead(self):
-        """Attaches the chosen probes to the process's threads from a thread of the judge's, while
-        the candidate is imported and built (an RNN task's 2,600 perf_event_open calls took 0.2
-        s on an H200, session 35); the first forward request waits for it, and only then does
-        the count start. Threads the process starts meanwhile are attached by the attach loop,
-        later ones inherit the counters."""
-        if not self.operator_probes or self._probe_thread is not None:
+    def adopt_probes(self, ahead):
+        """`ahead`: (the warm host, probes, Watch) that a judge prepared ahead attached to this
+        process while it waited idle in the pool (an RNN task's 2,600 perf_event_open calls:
+        0.2 s on an H200 inside the request, session 35). Used when they are the probes
+        watch_operators chose for this process; closed otherwise. Threads the process started
+        since inherit the counters; the count starts at its first forward request."""
+        if ahead is None:
             return
-        probes, self.operator_probes = self.operator_probes, None
-        self._probe_thread = threading.Thread(target=self._attach_probes, args=(probes,),
-                                              name="kforge-operator-probes", daemon=True)
-        self._probe_thread.start()
+        host, probes, watch = ahead
+        if host is self.host and self.operator_probes is not None and \
+                probes == self.operator_probes and self.operator_watch is None:
+            self.operator_watch, self.operator_probes = watch, None
+        else:
+            watch.close()
 
     def _probes_started(self):
-        """Before the first forward request of candidate code: the probes attached (here, or by
-        attach_probes_ahead's thread) and their count started."""
+        """Before the first forward request of candidate code: the probes attached and their
+        count started."""
         if self.operator_probes:
             probes, self.operator_probes = self.operator_probes, None
             self._attach_probes(probes)
-        if self._probe_thread is not None:
-            self._probe_thread.join(timeout=max(0.0, self.deadline - time.monotonic()))
-            if self._probe_thread.is_alive():  # threads started without end, say: no count
-                self._fail("timeout", f"exceeded the wall-clock limit of {self.timeout_s:g} s "
-                                      f"and was killed")
-            self._probe_thread = None
         if self.operator_watch is not None and self.operator_watch.baseline is None:
             try:
                 self.operator_watch.start()
@@ -482,17 +500,7 @@ class CandidateProcess:
         """The candidate process's pid here: the first process of the tree, breadth first, that
         is not bubblewrap's (the process itself without bubblewrap)."""
         if self._host_pid is None:
-            todo = [self.process.pid]
-            while todo:
-                pid = todo.pop(0)
-                if self.confinement.get("mechanism") != "bwrap" or not _is_bubblewrap(pid):
-                    self._host_pid = pid
-                    break
-                try:
-                    with open(f"/proc/{pid}/task/{pid}/children") as handle:
-                        todo += [int(child) for child in handle.read().split()]
-                except (OSError, ValueError):
-                    pass
+            self._host_pid = host_process_pid(self.process, self.confinement)
         return self._host_pid
 
     def note_programs(self, when):
@@ -586,8 +594,6 @@ class CandidateProcess:
         self._drainer.join(timeout=2)
         if self.monitor is not None:
             self.monitor.close()
-        if self._probe_thread is not None:  # its process is gone: the attach loop ends
-            self._probe_thread.join(timeout=5)
         if self.operator_watch is not None:
             self.operator_watch.close()
         for buffer in self.buffers.values():

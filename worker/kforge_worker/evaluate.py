@@ -479,6 +479,7 @@ class Evaluation:
         self.after_timing = None
         self.source_facts = None  # candidate_source_facts
         self.reference_runs = 0   # fp32 runs of the task's reference here (warm: timing)
+        self.probes_ahead = None  # (warm host, probes, Watch): attach_probes_ahead
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -720,6 +721,10 @@ class Evaluation:
             self.load_reference()
         first = self.first_set
         self.candidate.watch_operators(self.policy_rules)
+        probes_ahead, self.probes_ahead = self.probes_ahead, None
+        self.candidate.adopt_probes(probes_ahead)
+        self.result["judge_probes_ahead"] = probes_ahead is not None and \
+            self.candidate.operator_watch is probes_ahead[2]
         self.candidate.reply()
         if self.device == "cuda" or self.request.get("time_on_cpu"):
             self.calibrate(first, self.first_output_specs)
@@ -728,7 +733,6 @@ class Evaluation:
             "shapes": self.task.shapes, "device": self.device,
             "reference_name": self.task.model_class.__name__,
             "allow_pytorch_only": bool(self.request["allow_pytorch_only"])})
-        self.candidate.attach_probes_ahead()
         # While the candidate is imported there: the first checked set's expected outputs here
         # (~0.1 s of cuDNN's GRU and its float64 twin, and the twin's build; not for a set
         # large enough that its outputs must not wait on the device beside the candidate's)
@@ -800,6 +804,29 @@ class Evaluation:
             nbytes for _, _, nbytes in self.first_output_specs or [])
 
     def prefetch(self, request_waiting):
+        """load_reference, the checked sets (prefetch_sets), then the operator probes attached
+        to the warm candidate process this judge will drive (attach_probes_ahead)."""
+        self.prefetch_sets(request_waiting)
+        if not request_waiting():
+            self.attach_probes_ahead()
+
+    def attach_probes_ahead(self):
+        """The policy's operator probes on the warm candidate process this judge adopted, while
+        it waits idle (CandidateProcess.adopt_probes takes them at the request)."""
+        from kforge_worker import operator_probes, warm_pool
+        from kforge_worker.candidate_proxy import attach_probes
+        host, rules = warm_pool.adopted, self.policy_rules
+        if getattr(host, "device", None) != self.device or rules is None:
+            return
+        try:
+            probes = operator_probes.chosen(rules.ops, rules.dense, rules.recurrent)
+            if probes:
+                self.probes_ahead = (host, probes, attach_probes(host.process, host.confinement,
+                                                                 probes))
+        except (operator_probes.Unavailable, OSError, ValueError):
+            pass  # the request attaches them itself, and says why not if it cannot
+
+    def prefetch_sets(self, request_waiting):
         """In a judge prepared ahead for a request like the worker's previous one (judge_spare:
         same task, shapes and settings, another candidate): load_reference and the checked
         sets' references, before any candidate exists. Each set is drawn from a fresh OS seed
@@ -807,7 +834,6 @@ class Evaluation:
         stops once `request_waiting()` (what is done by then is used)."""
         self.load_task()
         self.load_reference()
-        self.choose_probes()
         first = self.first_set
         if self.large_on_device(first) or request_waiting():
             return
@@ -829,17 +855,6 @@ class Evaluation:
             return
         if not request_waiting():
             self.draw_after_timing()
-
-    def choose_probes(self):
-        """The operator probes for this task's policy, chosen now (operator_probes.chosen keeps
-        them for the candidate's watch_operators); where the kernel offers none, the request
-        meets that itself and says so."""
-        from kforge_worker import operator_probes
-        rules = self.policy_rules
-        try:
-            operator_probes.chosen(rules.ops, rules.dense, rules.recurrent)
-        except (operator_probes.Unavailable, OSError, ValueError):
-            pass
 
     def prefetch_generalization(self, request_waiting):
         """generalization_reference for the alternative shapes in the order generalization

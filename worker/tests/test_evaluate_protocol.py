@@ -140,6 +140,21 @@ def test_a_judge_prefetched_for_the_task_judges_the_next_candidate_of_it(worker)
     assert "hard-coded shapes" in hardcoded["error"]
 
 
+def test_probes_a_prepared_judge_attached_ahead_still_count(worker):
+    # A judge prepared ahead for tasks/matmul.py put the kernel's probes on the warm candidate
+    # process while it waited (evaluate.attach_probes_ahead); they count from the candidate's
+    # first forward: MKL's sgemm_ called through ctypes is still seen there (a75).
+    import time
+    first = worker.evaluate("tasks/matmul.py", candidate("matmul_triton"))
+    time.sleep(3)
+    attack = worker.evaluate("tasks/matmul.py", "tests/adversarial/a75_vendor_blas_ctypes.py")
+    assert first["status"] == "ok", first["error"]
+    assert attack["judge_probes_ahead"], attack
+    assert attack["status"] == "rejected"
+    assert any("computed the operator it replaces in the vendor library" in reason
+               for reason in attack["reasons"]), attack["reasons"]
+
+
 def test_infinite_loop_is_a_timeout_and_worker_survives(worker):
     result = worker.evaluate("tasks/softmax.py", candidate("hang"), timeout_s=3)
     assert result["status"] == "timeout"
