@@ -20,6 +20,7 @@ profile -> a fresh input set after timing -> the candidate's own report (violati
 effects)."""
 
 import copy
+import gc
 import hashlib
 import math
 import os
@@ -873,6 +874,20 @@ class Evaluation:
                 return True
         return True
 
+    def drop_prefetch(self):
+        """What prefetch made, for a request that turned out to be other work: the probes on the
+        warm process closed (they would trap in the calls of another task's candidate), the
+        reference, sets and their device memory freed."""
+        if self.probes_ahead is not None:
+            self.probes_ahead[2].close()
+            self.probes_ahead = None
+        self.prefetched, self.generalization_ahead = {}, []
+        self.first_set = self.first_expected = self.after_timing = None
+        self.reference = self.model64 = None
+        gc.collect()
+        if self.device == "cuda":
+            self.torch.cuda.empty_cache()
+
     def adopt(self, request, started):
         """The request this prefetched evaluation was prepared for arrived: its candidate,
         limits and deadline (the fields that decide the task, shapes and sets are the same:
@@ -1650,6 +1665,11 @@ def prepare_judge(device, predicted=None, request_waiting=lambda: False):
               file=sys.stderr, flush=True)
 
 
+def _forget_prefetch():
+    global _prefetched
+    _prefetched = None
+
+
 def _prepare_cuda():
     import torch
     if not torch.cuda.is_available():  # the request meets that itself, and says so
@@ -1685,9 +1705,13 @@ def _evaluate_child(request, scratch):
     from kforge_worker import judge_spare
     from kforge_worker.hello import device_info, versions
     evaluation = None
-    if _prefetched is not None and judge_spare.same_work(_prefetched[1], request):
-        evaluation = _prefetched[0]
-        evaluation.adopt(request, started)
+    if _prefetched is not None:
+        if not request.get("_prefetch_stale") and judge_spare.same_work(_prefetched[1], request):
+            evaluation = _prefetched[0]
+            evaluation.adopt(request, started)
+        else:  # prefetched for other work: its memory and probes go before this work starts
+            _prefetched[0].drop_prefetch()
+        _forget_prefetch()
     if evaluation is None:
         evaluation = Evaluation(request, scratch, started)
     profile_to = os.environ.get("KFORGE_EVALUATE_CPROFILE")
@@ -1754,6 +1778,9 @@ def handle(request):
     warm_pool.adopted = warm_pool.take(device)
     # the judge forked and prepared ahead for this device and this warm process, if one waits
     prepared = judge_spare.take(device, warm_pool.adopted, request)
+    # (the judge's copy of the request says so; the next spare is prefetched for `request`)
+    sent = {**request, "_prefetch_stale": True} if prepared is not None and \
+        prepared.prefetch_stale else request
     # its replacement starts now rather than after this evaluation: a start-up (torch's import,
     # CUDA, warm_up.py: ~10 s on an H200 host) then has this evaluation's time as well as the
     # next one's before an evaluation waits on it (session 27: 2-10 s waits between evaluations)
@@ -1761,7 +1788,7 @@ def handle(request):
     try:
         # The judge enforces the limit on the candidate itself (and says so); this is the
         # backstop for the judge.
-        outcome = run_request(_evaluate_child, request,
+        outcome = run_request(_evaluate_child, sent,
                               timeout_s=(request.get("timeout_s") or DEFAULTS["timeout_s"]) + 60,
                               host_memory_gb=request.get("host_memory_gb"),
                               keep_fds=warm_pool.adopted.fds() if warm_pool.adopted else (),

@@ -89,9 +89,9 @@ def fork_pending():
 
 
 def take(device, host, request=None):
-    """The waiting spare if it was prepared for this device, this warm process and (if it was
-    prefetched) this request's work, else None (a spare that does not fit, or died while it
-    waited, is discarded)."""
+    """The waiting spare if it was prepared for this device and this warm process, else None (a
+    spare that does not fit, or died while it waited, is discarded). `prefetch_stale` on it
+    says whether what it prefetched is for other work than this request's."""
     global _spare
     if _spare is None:
         return None
@@ -102,12 +102,15 @@ def take(device, host, request=None):
     except ChildProcessError:
         done = True
     fits = not done and spare_device == device and spare_host is host
-    if fits and predicted is not None:
-        actual = {**(request or {}), "_cwd": os.getcwd()}
-        fits = same_work(predicted, actual) and _task_digest(actual) == digest
     if not fits:
         sandbox.discard(child)
         return None
+    # Prefetched for other work (another task, as in a suite, or the task file edited since):
+    # still a prepared judge (CUDA, cuBLAS, cuDNN), which drops what it prefetched
+    # (evaluate._evaluate_child)
+    actual = {**(request or {}), "_cwd": os.getcwd()}
+    child.prefetch_stale = predicted is not None and not (
+        same_work(predicted, actual) and _task_digest(actual) == digest)
     return child
 
 

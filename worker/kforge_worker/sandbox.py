@@ -245,6 +245,7 @@ class Child:
     reader: threading.Thread
     result_chunks: list
     request_w: int = None  # a prepared child's request pipe (None: it was forked with one)
+    prefetch_stale: bool = False  # a prepared child's prefetch is for other work (judge_spare)
 
 
 def _fork(fn, request, cpu_only, keep_fds, prepare=None):

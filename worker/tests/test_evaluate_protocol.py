@@ -140,6 +140,18 @@ def test_a_judge_prefetched_for_the_task_judges_the_next_candidate_of_it(worker)
     assert "hard-coded shapes" in hardcoded["error"]
 
 
+def test_a_judge_prefetched_for_another_task_is_still_used_prepared(worker):
+    # As in a suite: the judge prepared after a softmax evaluation prefetched for softmax; the
+    # next request is for gelu, so it drops its prefetch and judges gelu from its own draws.
+    import time
+    worker.evaluate("tasks/softmax.py", "library/softmax/candidate.py")
+    time.sleep(3)
+    gelu = worker.evaluate("tasks/gelu.py", "library/gelu/candidate.py")
+    assert gelu["status"] == "ok", gelu["error"]
+    assert gelu["judge_prepared"] and not gelu.get("judge_prefetched_sets")
+    assert not gelu.get("judge_probes_ahead")
+
+
 def test_probes_a_prepared_judge_attached_ahead_still_count(worker):
     # A judge prepared ahead for tasks/matmul.py put the kernel's probes on the warm candidate
     # process while it waited (evaluate.attach_probes_ahead); they count from the candidate's

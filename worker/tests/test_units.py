@@ -603,12 +603,20 @@ def test_a_prefetched_spare_judge_serves_only_the_same_work_on_the_same_task_fil
         return child
     child = spare()  # another candidate, another id: the same work
     assert judge_spare.take("cpu", None, {**request, "id": 2, "candidate_path": "b.py"}) is child
+    assert not child.prefetch_stale
     sandbox.discard(child)
-    spare()  # other shapes
-    assert judge_spare.take("cpu", None, {**request, "shrink": False}) is None
-    spare()  # the task file edited since the prefetch
+    # other shapes, or the task file edited since the prefetch: still a prepared judge, told
+    # that its prefetch is stale (it drops it: evaluate._evaluate_child)
+    child = spare()
+    assert judge_spare.take("cpu", None, {**request, "shrink": False}) is child
+    assert child.prefetch_stale
+    sandbox.discard(child)
+    child = spare()
     task.write_text("# another task\n")
-    assert judge_spare.take("cpu", None, request) is None
+    assert judge_spare.take("cpu", None, request) is child and child.prefetch_stale
+    sandbox.discard(child)
+    child = spare()  # another device: not this judge
+    assert judge_spare.take("cuda", None, request) is None
 
 
 def test_no_spare_judge_is_forked_once_no_evaluation_is_expected(monkeypatch):
