@@ -1651,4 +1651,29 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
 EOP
 }
 
+# Session 35, fifth call: back to back (a suite), no prepared judge against prepared judges that
+# skip their warm-ups once the request waits; three tasks each, the same lease.
+section_s35_fifth() {
+  use_build_cache
+  local dir=/tmp/kforge-b2b
+  legit_suite_dir $dir/all
+  mkdir -p $dir/tasks $dir/cands
+  for t in 39_GRU 40_GRUHidden conv2d_relu_bias; do
+    cp $dir/all/tasks/$t.py $dir/tasks/; cp $dir/all/cands/$t.py $dir/cands/
+  done
+  for spare in 0 1; do
+    step "suite eval back to back, KFORGE_JUDGE_SPARE=$spare"
+    KFORGE_JUDGE_SPARE=$spare timeout 75 $K suite eval --tasks $dir/tasks --candidates $dir/cands \
+      --gpus 0 --trials 30 --suite-dir $dir/suite_$spare 2>&1 | grep -E '^\[ ' | tee -a "$OUT/b2b.txt"
+    "$KFORGE_PYTHON" - $dir/suite_$spare <<'EOP' | tee -a "$OUT/b2b.txt"
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    print(f"{os.path.basename(path)[:-5]:20} {r['status']} prepared {r.get('judge_prepared')} wall "
+          f"{r.get('wall_s'):.2f} timed {r.get('timed_s'):.2f} overhead "
+          f"{r.get('wall_s') - r.get('timed_s'):.2f}")
+EOP
+  done
+}
+
 for section in "$@"; do "section_$section"; done
