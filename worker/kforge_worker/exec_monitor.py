@@ -91,6 +91,14 @@ WATCHED = ("execve", "execveat", "mknod", "mknodat") + SIGNALS + TIMERS
 # (Monitor._code_mapping_reason)
 CODE_MAPPINGS = ("mmap", "mprotect", "pkey_mprotect")
 PROT_EXEC = 0x4
+# Advice that discards a mapping's private pages (blind red team, session 35): the judge's
+# operator probes are breakpoints in the process's private copies of a library's code pages, and
+# madvise(MADV_DONTNEED) on them refaults the code from the file without the breakpoints (no
+# mprotect, no mmap, no write); a split and merge of the mapping puts them back before the judge
+# reads them. Refused where the range holds a library the probes watch (Monitor._advice_reason).
+# MADV_COLLAPSE rebuilds the pages too; process_madvise (another process's memory) is refused.
+MADV_DONTNEED, MADV_DONTNEED_LOCKED, MADV_COLLAPSE = 4, 24, 25
+CODE_ADVICE = ("madvise", "process_madvise")
 # Files opened for writing (open/openat with O_WRONLY or O_RDWR, creat) go to the judge, which
 # refuses another process's memory (/proc/PID/mem): the candidate process could write code of its
 # own into a compiler it runs, a child of its that is dumpable after its exec (session 22, f36).
@@ -124,8 +132,8 @@ def exec_syscalls():
     if lib is None:
         return {}
     numbers = {}
-    for name in WATCHED + CODE_MAPPINGS + WRITE_OPENS + ("clone", "fork", "rt_sigaction",
-                                                         "fcntl"):
+    for name in WATCHED + CODE_MAPPINGS + CODE_ADVICE + WRITE_OPENS + (
+            "clone", "fork", "rt_sigaction", "fcntl"):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -168,6 +176,15 @@ def install(deny=()):
             if number >= 0 and lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 1,
                                                           ctypes.byref(compare)) != 0:
                 return None, f"seccomp_rule_add({name}) failed"
+        madvise = lib.seccomp_syscall_resolve_name(b"madvise")
+        for advice in (MADV_DONTNEED, MADV_DONTNEED_LOCKED, MADV_COLLAPSE):
+            compare = _ArgCompare(2, SCMP_CMP_EQ, advice, 0)
+            if madvise >= 0 and lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, madvise, 1,
+                                                           ctypes.byref(compare)) != 0:
+                return None, "seccomp_rule_add(madvise) failed"
+        number = lib.seccomp_syscall_resolve_name(b"process_madvise")
+        if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
+            return None, "seccomp_rule_add(process_madvise) failed"
         for name, arg in (("open", 1), ("openat", 2)):  # only opens for writing
             number = lib.seccomp_syscall_resolve_name(name.encode())
             for mode in (O_WRONLY, O_RDWR):
@@ -421,6 +438,30 @@ def _second_copy_reason(pid, args):
         return None
     return (f"mapped code from another copy of a library the judge's operator probes watch: "
             f"{shown} (refused; seen by the judge): what runs there is counted by no probe")
+
+
+def _watched_library_in(pid, address, length):
+    """The path of a mapping of a library the operator probes watch (operator_probes.
+    watched_files, by device and inode) that [address, address + length) overlaps in the
+    caller, or None."""
+    from kforge_worker import operator_probes
+    end = address + max(length, 1)
+    watched = None
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            for line in maps:
+                fields = line.split(maxsplit=5)
+                low, _, high = fields[0].partition("-")
+                if int(high, 16) <= address or int(low, 16) >= end or fields[4] == "0":
+                    continue
+                major, _, minor = fields[3].partition(":")
+                if watched is None:
+                    watched = operator_probes.watched_files()
+                if (os.makedev(int(major, 16), int(minor, 16)), int(fields[4])) in watched:
+                    return fields[5].rstrip("\n") if len(fields) > 5 else fields[4]
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _torch_code_reason(pid, name, args):
@@ -771,6 +812,23 @@ class Monitor:
         shown = target if path == target else f"{path} (= {target})"
         return f"ran a program during its timed calls (refused; seen by the judge): {shown}"
 
+    def _advice_reason(self, pid, name, args):
+        """madvise discarding pages of a library the operator probes watch (CODE_ADVICE), or any
+        process_madvise, once candidate code may run; None lets the call run."""
+        if not self._candidate_running():
+            return None
+        if name == "process_madvise":
+            return ("advised the kernel on a process's memory (process_madvise; refused; seen "
+                    "by the judge)")
+        shown = _watched_library_in(pid, args[0], args[1])
+        if shown is None:
+            return None
+        advice = {MADV_DONTNEED: "MADV_DONTNEED", MADV_DONTNEED_LOCKED: "MADV_DONTNEED_LOCKED",
+                  MADV_COLLAPSE: "MADV_COLLAPSE"}.get(args[2], str(args[2]))
+        return (f"discarded its copy of PyTorch's or a vendor library's code pages "
+                f"({os.path.basename(shown)}: madvise {advice}; refused; seen by the judge): "
+                f"the judge's operator probes are breakpoints there")
+
     def _fork_reason(self, pid):
         # A forked copy computes beside the harness into memory it shares (red team, session 13:
         # a child wrote the answer into a MAP_SHARED page while the kernel waited, then exited).
@@ -927,6 +985,12 @@ class Monitor:
             return
         if name == "rt_sigaction":
             self._answer(identifier, self._signal_action_reason(pid, args))
+            return
+        if name in CODE_ADVICE:
+            reason = self._advice_reason(pid, name, args)
+            if reason and self.start_refused is None:
+                self.start_refused = (time.monotonic(), "code")
+            self._answer(identifier, reason)
             return
         if name in CODE_MAPPINGS:
             reason = self._code_mapping_reason(pid, name, args)
