@@ -332,6 +332,7 @@ def test_a_reply_without_the_requests_nonce_is_rejected():
     proxy.deadline, proxy.timeout_s, proxy.ops_s = time.monotonic() + 60, 10.0, {}
     proxy._exit_code, proxy._last_op, proxy._nonce = None, None, None
     proxy.beside_calls, proxy._host_pid, proxy.operator_probes = [], None, None
+    proxy.operator_watch = None
     proxy._drainer = threading.Thread(target=lambda: None)
     proxy._drainer.start()
     proxy.close = lambda: setattr(proxy, "closed", True)
