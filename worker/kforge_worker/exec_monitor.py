@@ -441,9 +441,10 @@ def _second_copy_reason(pid, args):
 
 
 def _watched_library_in(pid, address, length):
-    """The path of a mapping of a library the operator probes watch (operator_probes.
+    """The path of an executable mapping of a library the operator probes watch (operator_probes.
     watched_files, by device and inode) that [address, address + length) overlaps in the
-    caller, or None."""
+    caller, or None. Only code: the breakpoints are there, and a library's data (the CUDA
+    driver reads cuBLAS's kernel images from its read-only segments) is not the judge's."""
     from kforge_worker import operator_probes
     end = address + max(length, 1)
     watched = None
@@ -452,7 +453,8 @@ def _watched_library_in(pid, address, length):
             for line in maps:
                 fields = line.split(maxsplit=5)
                 low, _, high = fields[0].partition("-")
-                if int(high, 16) <= address or int(low, 16) >= end or fields[4] == "0":
+                if int(high, 16) <= address or int(low, 16) >= end or fields[4] == "0" or \
+                        "x" not in fields[1]:
                     continue
                 major, _, minor = fields[3].partition(":")
                 if watched is None:
