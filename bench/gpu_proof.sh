@@ -1627,6 +1627,18 @@ section_s35_third() {
     2>&1 | grep -E '^(attack|total)' | cut -c1-200
 }
 
+suite_walls() {  # SUITE_DIR: each evaluation's judge (prepared, probes ahead), walls, speed-up
+  "$KFORGE_PYTHON" - "$1" <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    wall, timed = r.get("wall_s") or 0.0, r.get("timed_s") or 0.0
+    print(f"{os.path.basename(path)[:-5]:28} {r['status']} prepared {r.get('judge_prepared')} "
+          f"probes ahead {r.get('judge_probes_ahead')} wall {wall:.2f} timed {timed:.2f} "
+          f"overhead {wall - timed:.2f} speed-up vs best {r.get('speedup_vs_best_baseline')}")
+EOP
+}
+
 # Session 35, fourth call: the warm overhead with the probes attached by the prepared judge to
 # the idle warm process (not during the request); every legitimate candidate in one suite eval.
 section_s35_fourth() {
@@ -1641,14 +1653,7 @@ section_s35_fourth() {
   timeout 300 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
     --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
   suite_verdicts $dir/suite
-  "$KFORGE_PYTHON" - $dir/suite <<'EOP'
-import glob, json, os, sys
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
-    r = json.load(open(path))
-    print(f"{os.path.basename(path)[:-5]:28} prepared {r.get('judge_prepared')} probes ahead "
-          f"{r.get('judge_probes_ahead')} wall {r.get('wall_s'):.2f} timed {r.get('timed_s'):.2f} "
-          f"speed-up vs best {r.get('speedup_vs_best_baseline')}")
-EOP
+  suite_walls $dir/suite
 }
 
 # Session 35, fifth call: back to back (a suite), no prepared judge against prepared judges that
@@ -1665,14 +1670,7 @@ section_s35_fifth() {
     step "suite eval back to back, KFORGE_JUDGE_SPARE=$spare"
     KFORGE_JUDGE_SPARE=$spare timeout 75 $K suite eval --tasks $dir/tasks --candidates $dir/cands \
       --gpus 0 --trials 30 --suite-dir $dir/suite_$spare 2>&1 | grep -E '^\[ ' | tee -a "$OUT/b2b.txt"
-    "$KFORGE_PYTHON" - $dir/suite_$spare <<'EOP' | tee -a "$OUT/b2b.txt"
-import glob, json, os, sys
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
-    r = json.load(open(path))
-    print(f"{os.path.basename(path)[:-5]:20} {r['status']} prepared {r.get('judge_prepared')} wall "
-          f"{r.get('wall_s'):.2f} timed {r.get('timed_s'):.2f} overhead "
-          f"{r.get('wall_s') - r.get('timed_s'):.2f}")
-EOP
+    suite_walls $dir/suite_$spare | tee -a "$OUT/b2b.txt"
   done
 }
 
