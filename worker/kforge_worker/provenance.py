@@ -153,6 +153,19 @@ def _plain_argument(item):
     return cls in _triton_argument_types()
 
 
+_PLAIN_MODULES = ("builtins", "numpy")
+
+
+def _number_impostor(item):
+    """A kernel argument that passes for a number or a string (a subclass of one, or of NumPy's
+    scalars) with methods of its own: the interpreter runs them inside the launch, where what
+    they write is credited to the kernel (blind red team, session 35: an int subclass as a
+    constexpr whose __index__ ran C code that wrote the answer)."""
+    cls = type(item)
+    return isinstance(item, (numbers.Number, str, numpy.generic)) and \
+        cls.__module__ not in _PLAIN_MODULES
+
+
 def _readable_ranges():
     """The process's readable mappings, sorted and merged: [(start, end)]."""
     ranges = []
@@ -188,6 +201,7 @@ class Provenance:
         self.tampered = {}        # storage key -> where the change was found
         self.stray_loads = set()  # kernels that loaded memory outside their tensor arguments
         self.impostors = set()    # "kernel (class)": arguments that only act as tensors
+        self.number_impostors = set()  # ... that only act as numbers (_number_impostor)
         self.element_reads = 0
         self.element_writes = 0
         self.kernel_numbers = set()  # distinct Python numbers handed to kernels
@@ -256,6 +270,8 @@ class Provenance:
         for item in tree_flatten(arguments)[0]:
             if hasattr(item, "data_ptr") and not _plain_argument(item):
                 self.impostors.add(f"{name} ({type(item).__qualname__})")
+            elif _number_impostor(item):
+                self.number_impostors.add(f"{name} ({type(item).__qualname__})")
             if isinstance(item, numbers.Number) and not isinstance(item, bool):
                 self.kernel_numbers.add(item)
             elif isinstance(item, torch.Tensor) and item.device.type == "cpu":
@@ -333,6 +349,11 @@ class Provenance:
                            f"{', '.join(sorted(self.impostors)[:3])}: the interpreter runs its "
                            f"methods inside the launch, where what they write is credited to "
                            f"the kernel (blind red team, session 29)")
+        if self.number_impostors:
+            reasons.append(f"passed its kernel an object that only acts as a number: "
+                           f"{', '.join(sorted(self.number_impostors)[:3])}: the interpreter "
+                           f"runs its methods inside the launch, where what they write is "
+                           f"credited to the kernel (blind red team, session 35)")
         if self.stray_loads:
             reasons.append(f"its kernel {', '.join(sorted(self.stray_loads))} loaded memory "
                            f"outside its tensor arguments (a raw address)")
