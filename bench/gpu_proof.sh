@@ -1674,4 +1674,27 @@ section_s35_fifth() {
   done
 }
 
+# Session 36, first call: what session 35 left unmeasured on a GPU. The clock source and a
+# system call's cost with and without the seccomp filters (timing parity); session 35's fifth
+# call (back to back, prepared judges skipping their warm-ups once a request waits); the madvise
+# and number-impostor cases (a80, a81); every library kernel and two controls still `ok`.
+section_s36_first() {
+  versions
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  step "clock source, a system call and a launch with and without the filters (timing parity)"
+  timeout 90 "$KFORGE_PYTHON" bench/parity/seccomp_cost.py 2>&1 | cut -c1-420 | tail -n 12
+  section_s35_fifth
+  step "session 35's cases on the GPU (a80 madvise, a81 number impostor)"
+  timeout 120 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a80 a81 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  local dir=/tmp/kforge-legit36
+  legit_suite_dir $dir
+  step "every library kernel and two controls, suite eval on GPU 0, 30 trials"
+  timeout 280 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 22
+  suite_verdicts $dir/suite
+  suite_walls $dir/suite
+}
+
 for section in "$@"; do "section_$section"; done
