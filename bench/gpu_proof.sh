@@ -1697,4 +1697,48 @@ section_s36_first() {
   suite_walls $dir/suite
 }
 
+eval_phases() {  # SUITE_DIR: where each evaluation's wall went (phases, candidate ops, monitor)
+  "$KFORGE_PYTHON" - "$1" <<'EOP'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "evals", "*.json"))):
+    r = json.load(open(path))
+    c = r.get("confinement") or {}
+    ops = {k: round(v, 2) for k, v in (r.get("candidate_ops_s") or {}).items() if v >= 0.05}
+    phases = {k: round(v, 2) for k, v in (r.get("phases_s") or {}).items() if v >= 0.05}
+    print(f"{os.path.basename(path)[:-5]:26} {r['status']} wall {r.get('wall_s') or 0:.1f} "
+          f"prepared {r.get('judge_prepared')} start {r.get('candidate_start_s')} "
+          f"phases {phases} ops {ops} monitor {c.get('monitor_calls')} {c.get('monitor_s')} s")
+EOP
+}
+
+# Session 36, second call: why a prepared judge's first evaluation took 75-100 s in s36_first
+# (both suites' first task; unprepared 16 s), with the monitor's counts; the sandbox's machine
+# settings and dumpable refusal on the GPU machine (root, Firecracker), a82 on the GPU.
+section_s36_second() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  local dir=/tmp/kforge-b2b
+  legit_suite_dir $dir/all
+  mkdir -p $dir/tasks $dir/cands
+  for t in 39_GRU 40_GRUHidden softmax; do
+    cp $dir/all/tasks/$t.py $dir/tasks/; cp $dir/all/cands/$t.py $dir/cands/
+  done
+  for spare in 1 0; do
+    step "suite eval back to back, KFORGE_JUDGE_SPARE=$spare"
+    KFORGE_JUDGE_SPARE=$spare timeout 170 $K suite eval --tasks $dir/tasks --candidates $dir/cands \
+      --gpus 0 --trials 30 --suite-dir $dir/suite_$spare > "$OUT/b2b_$spare.log" 2>&1
+    grep -E '^\[ ' "$OUT/b2b_$spare.log"
+    grep -v '^\[ ' "$OUT/b2b_$spare.log" | tail -n 12 | cut -c1-300
+    eval_phases $dir/suite_$spare
+  done
+  step "the sandbox's machine settings and dumpable refusal on this machine"
+  timeout 120 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_units.py -k \
+    "dumpable or settings_read_only or foreign_architecture" 2>&1 | tail -n 4
+  cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_uses_pid
+  step "a82 on the GPU"
+  timeout 120 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a82 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-230
+  cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_uses_pid
+}
+
 for section in "$@"; do "section_$section"; done

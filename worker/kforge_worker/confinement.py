@@ -173,7 +173,7 @@ def seccomp_filter():
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:
                 lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EOPNOTSUPP, number, 0)
-        deny_perf_switches(lib, context)
+        deny_prctl_options(lib, context)
         read_end, write_end = os.pipe()
         try:
             if lib.seccomp_export_bpf(context, write_end) != 0:
@@ -191,6 +191,12 @@ def seccomp_filter():
 # kernel only switches those the caller owns (worker/tests/test_operator_probes.py). Refused
 # anyway: no kernel needs them
 PERF_SWITCHES = (31, 32)
+# prctl(PR_SET_DUMPABLE, 1): the candidate process is made non-dumpable before any candidate code
+# (candidate_host.op_seal), so that nothing it starts can open its memory and no core of it is
+# written; making itself dumpable again is refused (blind red team, session 36: it could, and a
+# crash then went to the machine's core handler)
+PR_SET_DUMPABLE = 4
+SCMP_CMP_NE, SCMP_CMP_EQ = 1, 4
 
 
 class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp
@@ -198,15 +204,19 @@ class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp
                 ("datum_b", ctypes.c_uint64)]
 
 
-def deny_perf_switches(lib, context):
-    """Refuses (EPERM) the prctl options that switch the judge's counters off."""
+def deny_prctl_options(lib, context):
+    """Refuses (EPERM) the prctl options that switch the judge's counters off, and making the
+    process dumpable again."""
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
                                            ctypes.c_uint, ctypes.c_void_p]
     number = lib.seccomp_syscall_resolve_name(b"prctl")
     for option in PERF_SWITCHES:
-        compare = _ArgCompare(0, 4, option, 0)  # SCMP_CMP_EQ
+        compare = _ArgCompare(0, SCMP_CMP_EQ, option, 0)
         lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO_EPERM, number, 1,
                                    ctypes.byref(compare))
+    dumpable = (_ArgCompare * 2)(_ArgCompare(0, SCMP_CMP_EQ, PR_SET_DUMPABLE, 0),
+                                 _ArgCompare(1, SCMP_CMP_NE, 0, 0))
+    lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO_EPERM, number, 2, dumpable)
 
 
 def build_cache(source_bytes):
@@ -326,6 +336,11 @@ def _tmpfs(dest, size):
     return (["--size", str(size)] if _sized_tmpfs else []) + ["--tmpfs", dest]
 
 
+# /proc's files and folders that change the machine rather than the process
+PROC_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure", "/proc/fs",
+                 "/proc/driver", "/proc/acpi", "/proc/scsi", "/proc/irq", "/proc/bus")
+
+
 def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # --json-status-fd: bwrap writes {"exit-code": N} there when the candidate exits, so a
     # process that is not bwrap's parent (the judge adopting a warm one) learns how it ended
@@ -345,6 +360,12 @@ def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # and cuInit fails (error 304) when it cannot (H200, session 23). Another process's memory
     # (/proc/PID/mem, f36) is refused by the judge instead (exec_monitor.WRITE_OPENS).
     args += ["--proc", "/proc"] + _tmpfs("/tmp", TMPFS_BYTES["/tmp"])
+    # The machine's settings under /proc read-only (blind red team, session 36): the sandbox's
+    # root is the host's uid 0 without capabilities, and a /proc/sys file checks only the uid and
+    # its mode, so kernel.core_pattern (a program run as root for every crash) was writable.
+    # bubblewrap covers /proc/sys only where a test write succeeds; these binds always do.
+    for path in PROC_SETTINGS:
+        args += ["--ro-bind-try", path, path]
     for home in _hidden_homes():
         args += _tmpfs(home, COVER_TMPFS_BYTES)
     for path in _hidden_configs():

@@ -1586,6 +1586,8 @@ class Evaluation:
                     if monitor.programs:
                         self.result["programs"] = list(monitor.programs)
                     self.result["confinement"]["threads_started"] = dict(monitor.threads)
+                    self.result["confinement"]["monitor_calls"] = dict(monitor.notified)
+                    self.result["confinement"]["monitor_s"] = round(monitor.answering_s, 3)
                     if monitor.thread_callers:
                         self.result["confinement"]["thread_callers"] = monitor.thread_callers
                         self.result["confinement"]["thread_stacks"] = monitor.thread_stacks

@@ -26,6 +26,7 @@ documentation's warning for this mechanism). Such a race can make the judge allo
 would refuse; it cannot hide that an exec happened (the notification itself comes from the
 kernel), and what runs is still confined by the namespaces and the read-only file system."""
 
+import collections
 import ctypes
 import os
 import re
@@ -110,6 +111,10 @@ WRITE_OPENS = ("open", "openat", "creat")
 O_ACCMODE, O_WRONLY, O_RDWR = 3, 1, 2
 PROC_SUPER_MAGIC = 0x9FA0
 PROC_MEMORY = re.compile(r"^/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/mem$")
+# The machine's settings (confinement.PROC_SETTINGS, read-only in the sandbox as well): a write
+# there is charged by name (blind red team, session 36: kernel.core_pattern was writable)
+PROC_SETTING = re.compile(r"^(/proc)?/(sys|sysrq-trigger|mtrr|pressure|fs|driver|acpi|scsi|irq|"
+                          r"bus)(/|$)")
 # New threads and processes: clone (but a vfork's) and fork go to the judge; clone3 (whose flags
 # sit in memory a filter cannot read) fails with ENOSYS, and glibc falls back to clone.
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
@@ -214,8 +219,8 @@ def install(deny=()):
             if number >= 0:
                 lib.seccomp_rule_add(context, 0x00050000 | EPERM, number, 0)
         if deny:
-            from kforge_worker.confinement import deny_perf_switches
-            deny_perf_switches(lib, context)
+            from kforge_worker.confinement import deny_prctl_options
+            deny_prctl_options(lib, context)
         if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
             return None, "seccomp TSYNC is not available"
         # as in bubblewrap's filter (confinement.SCMP_ACT_KILL_PROCESS, where a failure is
@@ -560,7 +565,8 @@ def _own_ids(pid):
 
 
 def _write_target(pid, path, dirfd=None):
-    """What a file opened for writing is: "memory" (a process's /proc/PID/mem), "unresolved"
+    """What a file opened for writing is: "memory" (a process's /proc/PID/mem), "setting" (a
+    file of the machine's settings under /proc: PROC_SETTING), "unresolved"
     (a path the judge cannot follow as the caller would: a magic link, /proc/self reached
     through a link), or None (anything else, a new file included). By name first (/proc/self
     is the caller's own: its ids in its namespace), then by what the path resolves to inside
@@ -574,6 +580,8 @@ def _write_target(pid, path, dirfd=None):
         path = re.sub(r"^/proc/+self(?=/|$)", f"/proc/{own}", path)
     if PROC_MEMORY.match(os.path.normpath(path)):
         return "memory"
+    if PROC_SETTING.match(os.path.normpath(path)) and path.startswith("/proc"):
+        return "setting"
     fd, error = _open_resolved(pid, path)
     if fd is None:
         if error != ENOENT:
@@ -588,9 +596,12 @@ def _write_target(pid, path, dirfd=None):
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.fstatfs(fd, ctypes.byref(found)) != 0:
             return "unresolved"
-        if found.f_type == PROC_SUPER_MAGIC and \
-                os.readlink(f"/proc/self/fd/{fd}").endswith("/mem"):
-            return "memory"
+        if found.f_type == PROC_SUPER_MAGIC:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.endswith("/mem"):
+                return "memory"
+            if PROC_SETTING.match(target):  # reached through a link
+                return "setting"
         return None
     except OSError:
         return "unresolved"
@@ -743,6 +754,10 @@ class Monitor:
         self.thread_stacks = []   # the first two callers' code addresses (diagnostics)
         self.signal_handlers = []  # Triton's refused after the import, not charged (named)
         self.refused_opens = []    # writes the judge could not follow, refused, not charged
+        # the calls the filter stopped, by system call, and the judge's seconds answering them
+        # (each one waits for this thread: a cost of confinement, in the result)
+        self.notified = collections.Counter()
+        self.answering_s = 0.0
         self.timed_call_tools = []  # Triton's tools run during a timed call (named, allowed)
         self.request = None       # the judge's request in progress (candidate_proxy.send)
         self._stop = threading.Event()
@@ -768,7 +783,11 @@ class Monitor:
                 if ctypes.get_errno() in (4, ENOENT):  # EINTR, or the caller went away
                     continue
                 return
-            self._handle(NOTIF.unpack(buffer.raw))
+            began = time.monotonic()
+            notif = NOTIF.unpack(buffer.raw)
+            self.notified[self.syscalls.get(notif[3], "execve")] += 1
+            self._handle(notif)
+            self.answering_s += time.monotonic() - began
 
     def candidate_code(self):
         """From now on candidate code may run in the process: every new thread is refused and
@@ -973,6 +992,9 @@ class Monitor:
                 self.refused_opens.append(f"{exe}: {path} (a link the judge cannot follow; "
                                           f"refused, not charged)")
             return UNCHARGED
+        if what == "setting":
+            return (f"opened a setting of the machine for writing ({exe}: {path}; refused; seen "
+                    f"by the judge): a candidate changes nothing outside its sandbox")
         return (f"opened a process's memory for writing ({exe}: {path}; refused; seen by the "
                 f"judge): code or data of its own inside a program it runs")
 

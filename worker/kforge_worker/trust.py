@@ -465,7 +465,8 @@ class Snapshot:
                     reasons.append(f"patched {label}.{name}")
             if keys is not None:  # (a name deleted and another added: the same length)
                 reasons += [f"patched {label}.{name} (added)" for name in set(current) - keys
-                            if not name.startswith("_abc_") and name not in _INTERPRETER_CACHES]
+                            if not name.startswith("_abc_") and name not in _INTERPRETER_CACHES
+                            and not _warning_registry(name, current[name])]
         return reasons
 
 
@@ -473,6 +474,14 @@ _MISSING = object()
 # Attributes the interpreter itself caches on classes (copyreg stores __slotnames__ the first time
 # an instance is copied or pickled): not patches.
 _INTERPRETER_CACHES = {"__slotnames__"}
+
+
+def _warning_registry(name, value):
+    """The registry `warnings` adds to a module's globals the first time a warning is issued
+    from its code (PyTorch warning inside one of the harness's own steps: blind red team,
+    session 36, an honest candidate would have been charged "patched ... (added)"). Only a
+    plain dict: anything else there is not the interpreter's."""
+    return name == "__warningregistry__" and type(value) is dict
 
 
 def _transparent_torch_wrapper(now, original):

@@ -237,7 +237,7 @@ def test_the_process_cannot_switch_the_judges_counters_off(watched):
     """prctl(PR_TASK_PERF_EVENTS_DISABLE), documented as switching off every counter attached
     to the caller, reaches only counters the caller owns (the kernel's perf_event_list): the
     judge's keep counting. The candidate's seccomp filter refuses it anyway
-    (confinement.deny_perf_switches; corpus case a73_perf_events_disable)."""
+    (confinement.deny_prctl_options; corpus case a73_perf_events_disable)."""
     _, run = watched
     assert run("perf_off").get("wrapper_CPU__softmax") == 1
 

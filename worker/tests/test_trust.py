@@ -543,6 +543,29 @@ def test_a_watched_module_copies_and_pickles_like_a_plain_one():
         del sys.modules[module.__name__]
 
 
+def test_a_warning_from_the_harness_is_not_a_patch():
+    # `warnings` adds __warningregistry__ to the globals of the module that issued a warning: a
+    # PyTorch warning inside one of the harness's steps is not the candidate's patch (blind red
+    # team, session 36). Anything but a plain dict under that name still is.
+    import warnings
+    from kforge_worker import trust_ops
+    snapshot = trust.Snapshot()
+    saved = vars(trust_ops).pop("__warningregistry__", None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            exec(compile("import warnings\nwarnings.warn('harness step', UserWarning)",
+                         trust_ops.__file__, "exec"), vars(trust_ops))
+        assert type(vars(trust_ops).get("__warningregistry__")) is dict
+        assert not [line for line in snapshot.changes() if "__warningregistry__" in line]
+        trust_ops.__warningregistry__ = type("Registry", (dict,), {})()
+        assert "patched kforge_worker.trust_ops.__warningregistry__ (added)" in snapshot.changes()
+    finally:
+        vars(trust_ops).pop("__warningregistry__", None)
+        if saved is not None:
+            trust_ops.__warningregistry__ = saved
+
+
 def test_the_programs_triton_runs_while_compiling_are_allowed():
     from kforge_worker import trust_audit
     for program in ("gcc", "/sbin/ldconfig", "ptxas", "file", "ninja", "nvcc"):

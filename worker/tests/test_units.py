@@ -1,7 +1,9 @@
 """Unit tests of the worker's pieces, in process: shape policy, the correctness formulas, error
 formatting, the sandbox and the Triton launch counter."""
 
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -1081,6 +1083,60 @@ def test_a_foreign_architecture_call_kills_the_whole_process():
     assert "survived" not in done.stdout
     assert done.returncode == 128 + signal.SIGSYS, (done.returncode, done.stderr)
     assert time.monotonic() - started < 30
+
+
+def test_the_sandbox_cannot_make_itself_dumpable_again():
+    """The candidate process is made non-dumpable before its code runs; prctl(PR_SET_DUMPABLE, 1)
+    succeeded in the sandbox (blind red team, session 36), and a crash of a dumpable process
+    goes to the machine's core handler. Setting it to 0 stays allowed (candidate_host.op_seal)."""
+    done = _run_under_sandbox_filter("""
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        print(libc.prctl(4, 0, 0, 0, 0), libc.prctl(4, 1, 0, 0, 0), ctypes.get_errno(),
+              libc.prctl(3, 0, 0, 0, 0))  # PR_SET_DUMPABLE 0, then 1; PR_GET_DUMPABLE
+        """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "-1", str(errno.EPERM), "0"]
+
+
+def test_the_sandbox_sees_the_machine_settings_read_only(tmp_path):
+    """/proc/sys and the other settings under /proc are read-only in the sandbox (blind red
+    team, session 36: its root is the host's uid 0 without capabilities, and a /proc/sys file
+    checks only the uid and the mode: kernel.core_pattern was writable there), while the
+    process's own /proc files stay writable (CUDA's driver names its threads there)."""
+    from kforge_worker import confinement
+    if not confinement.bwrap_path() or not shutil.which(confinement.bwrap_path()):
+        pytest.skip("no bubblewrap")
+    scratch, slot = tmp_path / "scratch", tmp_path / "slot"
+    scratch.mkdir()
+    slot.mkdir()
+    status_r, status_w = os.pipe()
+    probe = textwrap.dedent("""
+        import errno, os
+        for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/kernel/core_uses_pid"):
+            try:
+                os.close(os.open(path, os.O_WRONLY))
+                print("writable", path)
+            except OSError as error:
+                print("refused" if error.errno in (errno.EROFS, errno.EACCES) else error, path)
+        with open("/proc/self/comm", "w") as handle:
+            handle.write("probe")
+        print("comm", open("/proc/self/comm").read().strip())
+        """)
+    keep = sorted({os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
+                   sys.prefix, os.path.realpath(sys.prefix)})
+    try:
+        done = subprocess.run(confinement._bwrap_args(str(scratch), str(slot), keep, status_w,
+                                                      None) + [sys.executable, "-c", probe],
+                              capture_output=True, text=True, pass_fds=(status_w,), timeout=60)
+    finally:
+        os.close(status_r)
+        os.close(status_w)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["refused /proc/sys/kernel/core_pattern",
+                         "refused /proc/sys/kernel/core_uses_pid"], done.stdout
+    assert lines[2] == "comm probe"
 
 
 def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
