@@ -600,6 +600,19 @@ def start_anchor():
         break
 
 
+def stop_anchor():
+    """Ends this process's helper (tests: a test module that forked evaluations in process leaves
+    it a child of the test process, where the next module's in-process Guard sees a program
+    still running)."""
+    global _anchor
+    if _anchor is not None and _anchor[3] == os.getpid():
+        _anchor[0].kill()
+        _anchor[0].wait()
+        for stream in (_anchor[0].stdin, _anchor[0].stdout):
+            stream.close()
+    _anchor = None
+
+
 def anchor_fds():
     """The descriptors an evaluation child keeps to talk to the helper."""
     return (_anchor[1], _anchor[2]) if _anchor is not None else ()

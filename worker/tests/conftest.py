@@ -53,6 +53,15 @@ class Worker:
         return self.process.returncode
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_probe_helper_after_the_module():
+    """The operator probes' helper process of evaluations forked in process ends with the module
+    that started it: one pytest process can run every file (CI runs one per file)."""
+    yield
+    from kforge_worker import operator_probes
+    operator_probes.stop_anchor()
+
+
 @pytest.fixture(scope="session")
 def worker():
     process = Worker()
