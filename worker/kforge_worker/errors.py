@@ -117,7 +117,21 @@ def describe(error, files):
         for name, shown in files.items():
             message = message.replace(name, shown)
         lines.append(message)
+    note = _layout_note(error)
+    if note:
+        lines.append(note)
     return trim("\n".join(lines)), location
+
+
+def _layout_note(error):
+    """What a harness error about a tensor layout means for the candidate: the recorders read
+    each tensor's memory, and a sparse tensor has no storage they can read (torch.hspmm ended
+    `runtime_error` with only "Cannot access storage of SparseTensorImpl")."""
+    for link in _chain(error):
+        if isinstance(link, NotImplementedError) and "SparseTensorImpl" in str(link):
+            return ("(kforge's checks read the memory of every tensor a forward makes, and a "
+                    "sparse tensor has none they can read: compute on dense, strided tensors)")
+    return None
 
 
 def kernel_location(error, module, files):

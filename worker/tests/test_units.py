@@ -155,6 +155,15 @@ def test_describe_keeps_candidate_frames_only(tmp_path):
     assert location == "cand.py:2"
 
 
+def test_describe_says_what_a_sparse_tensor_error_means():
+    try:
+        torch.zeros(2, 2).to_sparse().untyped_storage()  # what a recorder does with an output
+    except NotImplementedError as error:
+        text, _ = describe(error, {})
+    assert "Cannot access storage of SparseTensorImpl" in text
+    assert text.endswith("compute on dense, strided tensors)")
+
+
 def test_load_candidate_syntax_error_is_located(tmp_path):
     path = tmp_path / "c.py"
     path.write_text("import torch\nx = [1,\n")
