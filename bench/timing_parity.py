@@ -241,8 +241,8 @@ def run_standalone(args, task, candidate, variants):
 # ---- kforge: the worker -------------------------------------------------------------------------
 
 class Worker:
-    def __init__(self, device):
-        env = dict(os.environ, PYTHONPATH=WORKER)
+    def __init__(self, device, env_extra=None):
+        env = dict(os.environ, PYTHONPATH=WORKER, **(env_extra or {}))
         command = [sys.executable, "-m", "kforge_worker"]
         if device == "cpu":
             env["TRITON_INTERPRET"] = "1"
@@ -336,6 +336,10 @@ def main():
     parser.add_argument("--budget-s", type=float, default=270.0,
                         help="no new round is started past this (rounds are all cases)")
     parser.add_argument("--json", default="")
+    parser.add_argument("--compare-legacy", action="store_true",
+                        help="also time each case through a second worker whose timed calls are "
+                             "recorded by the legacy profiler (KFORGE_TIMED_RECORDER=legacy), in "
+                             "the same rounds: `kforge_legacy`")
     parser.add_argument("--standalone", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.standalone:
@@ -343,6 +347,8 @@ def main():
     began = time.monotonic()
     todo = cases(args)
     worker = Worker(args.device)
+    legacy = Worker(args.device, {"KFORGE_TIMED_RECORDER": "legacy"}) \
+        if args.compare_legacy else None
     times = {name: {} for name, _, _ in todo}
     done_rounds = 0
     try:
@@ -354,6 +360,10 @@ def main():
                 break
             for name, task, candidate in todo:
                 measured = kforge_time(worker, args, task, candidate)
+                if legacy is not None:
+                    old = kforge_time(legacy, args, task, candidate)
+                    measured.update(kforge_legacy=old["kforge"],
+                                    kforge_legacy_host=old["kforge_host"])
                 # kb_state (the profiler's first session alone is ~5 s on an H100): round 1 only
                 variants = ",".join(v for v in args.variants.split(",")
                                     if v and (v != "kb_state" or not round_index))
@@ -366,6 +376,8 @@ def main():
             done_rounds += 1
     finally:
         worker.close()
+        if legacy is not None:
+            legacy.close()
     rows = []
     for name, _, _ in todo:
         medians = {key: statistics.median(values) for key, values in times[name].items()
@@ -402,6 +414,13 @@ def main():
                  f"{row['judge_eager_ms']:.4f}"]
         cells += [f"{row[f'{v}_ms']:.4f}" if f"{v}_ms" in row else "-" for v in variants]
         print("| " + " | ".join(cells) + " |")
+    for row in rows:  # --compare-legacy: the timed calls' recorder, C++ against legacy
+        if "kforge_legacy_ms" in row:
+            print(f"{row['case']}: kforge {row['kforge_ms']:.4f} ms (host "
+                  f"{row.get('kforge_host_ms') or 0:.4f}) with the C++ timed recorder, "
+                  f"{row['kforge_legacy_ms']:.4f} (host {row.get('kforge_legacy_host_ms') or 0:.4f})"
+                  f" with the legacy profiler: legacy/KB "
+                  f"{row['kforge_legacy_ms'] / row['kernelbench_ms']:.3f}")
     verdict = "PASS" if rows and all(row["pass"] for row in rows) else "FAIL"
     print(f"\n{verdict}: kforge within {args.tolerance:.0%} of KernelBench's timer and of the bare "
           f"per-call loop on {sum(r['pass'] for r in rows)} of {len(rows)} cases")

@@ -326,7 +326,7 @@ class Host:
         self.guard.checkpoint()
         changed = side_effects.differences(self.side_effects_before, side_effects.capture())
         self.send({"ok": True, "violations": self.guard.violations,
-                           "side_effects": changed})
+                           "side_effects": changed, "timed_recorder": TimedCallWatch.kind()})
 
     def serve(self):
         from kforge_worker.channel import ChannelClosed
@@ -373,14 +373,19 @@ class TimedCallWatch:
 
     def __init__(self, guard):
         import secrets
-        from kforge_worker.trust_ops import NameRecorder
+        from kforge_worker import timed_recorder
         self.guard = guard
         self.marker = f"kforge-timed-{secrets.token_hex(8)}"
-        self.recorder = NameRecorder(self.marker, sizes=True)
+        self.recorder = timed_recorder.recorder(self.marker)
         self.open = False
         self.stopped = False
         self.calls = 0
         self.marks = 0
+
+    @staticmethod
+    def kind():
+        from kforge_worker import timed_recorder
+        return timed_recorder.recorder("").kind
 
     def start(self):
         self.recorder.start()
@@ -397,7 +402,7 @@ class TimedCallWatch:
 
     def after_trial(self):
         import torch
-        if not torch._C._autograd._profiler_enabled():
+        if not self.recorder.running():
             self.stopped = True
             return
         with torch.autograd.profiler.record_function(self.marker):
@@ -445,6 +450,8 @@ def main(argv):
     import triton  # noqa: F401
     # importing it records triton.language's originals before any candidate kernel runs
     from kforge_worker import kernel_compiles  # noqa: F401
+    from kforge_worker import timed_recorder
+    timed_recorder.load()  # the timed calls' recorder the worker built, if it could
     startup["imports"] = round(time.monotonic() - began, 3)
     device = argv[1] if len(argv) > 1 else "cpu"
     if device == "cuda":

@@ -393,6 +393,10 @@ def start(scratch, cache, device, sock_fd, warm=False):
     env = environment(scratch, SANDBOX_CACHE if state["mechanism"] == "bwrap" else cache, device,
                       worker_path)
     command = [sys.executable, "-m", "kforge_worker.candidate_host", str(sock_fd), device]
+    from kforge_worker import timed_recorder
+    recorder, _ = timed_recorder.library()  # built here, outside the sandbox, once
+    if recorder:
+        env[timed_recorder.ENV] = recorder
     status_r = status_w = seccomp_fd = None
     pass_fds = (sock_fd,)
     if state["mechanism"] == "bwrap":
@@ -403,6 +407,8 @@ def start(scratch, cache, device, sock_fd, warm=False):
         visible = {worker_path, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                    sys.prefix, os.path.realpath(sys.prefix),
                    os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))}
+        if recorder:  # (read-only, as everything the sandbox keeps visible)
+            visible.add(os.path.dirname(recorder))
         # what the sandbox covers but the process needs (a checkout or a virtual environment
         # may live under /tmp, as in a CI clone)
         keep = sorted(path for path in visible if _covered(path))

@@ -1467,6 +1467,9 @@ class Evaluation:
             raise Failure("rejected", reason, reasons=[reason])
         violations = [str(v)[:500] for v in reply["violations"]][:20]
         self.result["side_effects"] = [str(v)[:300] for v in reply["side_effects"]][:40]
+        # which recorder watched the timed calls (timed_recorder.py; the process's word)
+        self.result.setdefault("confinement", {})["timed_recorder"] = \
+            str(reply.get("timed_recorder"))[:40]
         return violations
 
     def note_operator_probes(self):

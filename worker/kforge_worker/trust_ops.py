@@ -553,7 +553,11 @@ class NameRecorder:
     timed window paid for it: on an H200 a 2-launch GeLU read 0.109 ms without a recorder and
     0.131 ms with AtenRecorder(shapes=False) (bench/parity/input_placement.py, 2026-11-28). Same
     interface as AtenRecorder without shapes; the session is as visible to the candidate as a
-    Kineto one (the profiler is on), and records what the checked calls' recorder does."""
+    Kineto one (the profiler is on), and records what the checked calls' recorder does. Where
+    the C++ recorder is built (timed_recorder.py: the same record, cheaper) the timed calls use
+    that one instead."""
+
+    kind = "legacy profiler"
 
     def __init__(self, marker=None, sizes=False):
         self.names = []
@@ -574,6 +578,10 @@ class NameRecorder:
         config = ProfilerConfig(ProfilerState.CPU, self.sizes, False, False, False, False,
                                 torch._C._profiler._ExperimentalConfig())
         torch.autograd._enable_profiler_legacy(config)
+
+    def running(self):
+        import torch
+        return torch._C._autograd._profiler_enabled()
 
     def stop(self, *exc):
         import torch

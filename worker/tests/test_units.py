@@ -1622,3 +1622,48 @@ def test_fused_error_statistics_match_pytorchs(dtype):
     assert error_stats.pays_off("cuda", 112 * 4096 * 16384)
     assert not error_stats.pays_off("cuda", 112 * 10 * 512 * 256)
     assert not error_stats.pays_off("cpu", 1e12)
+
+
+# ---- the timed calls' recorder ----------------------------------------------------------------
+
+def test_the_timed_recorder_records_what_the_legacy_profiler_does(monkeypatch):
+    """The C++ recorder (timed_recorder.py) replaced the legacy profiler in timed calls: the same
+    operators, element counts, marks and nesting, for a fraction of the host time per call."""
+    from kforge_worker import timed_recorder
+    from kforge_worker.trust_ops import NameRecorder
+    path, why = timed_recorder.library()
+    if path is None:
+        pytest.skip(f"no C++ recorder here: {why}")
+    monkeypatch.setenv(timed_recorder.ENV, path)
+    assert timed_recorder.load() is not None
+    x = torch.randn(8, 8)
+
+    def trials(recorder):
+        recorder.start()
+        for _ in range(3):
+            y = torch.softmax(x, dim=-1).exp()
+            torch.empty_like(y).copy_(y).sum()
+            torch._foreach_mul([x, y, x[:2]], 2.0)  # a list's tensors, summed
+            with torch.autograd.profiler.record_function("mark"):
+                pass
+        recorder.stop()
+        recorder.read()
+        return recorder
+
+    native, legacy = trials(timed_recorder.recorder("mark")), trials(NameRecorder("mark", sizes=True))
+    assert isinstance(native, timed_recorder.NativeRecorder) and native.kind == "native"
+    assert native.marked == legacy.marked == 3
+    # the same calls, element counts and nesting; a tensor list's elements, which the legacy
+    # profiler's shapes leave out (0), are counted
+    listed = lambda call: call[1].startswith("_foreach")  # noqa: E731
+    assert [[call if not listed(call) else call[:2] + call[3:] for call in trial]
+            for trial in native.trials] == \
+        [[call if not listed(call) else call[:2] + call[3:] for call in trial]
+         for trial in legacy.trials]
+    assert ("softmax", "softmax", 64, -1) in native.trials[1]
+    assert ("foreach_mul", "_foreach_mul", 144, -1) in native.trials[1]
+    assert ("foreach_mul", "_foreach_mul", 0, -1) in legacy.trials[1]
+    assert native.names == legacy.names
+    assert not native.running()
+    with pytest.raises(RuntimeError):
+        native.stop()  # a second stop: the session had ended
