@@ -1741,4 +1741,19 @@ section_s36_second() {
   cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_uses_pid
 }
 
+# Session 36, third call: the timed calls' recorder in C++ against the legacy profiler, same
+# rounds (timing parity, issue 18); the timed-vs-checked attacks and the new cases on the GPU.
+section_s36_third() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  step "the C++ timed recorder's unit test on this machine (builds it)"
+  timeout 120 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_units.py -k timed_recorder 2>&1 | tail -n 3
+  step "timing parity, C++ timed recorder and legacy profiler in the same rounds (issue 18)"
+  timeout 280 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 1,4 --budget-s 200 \
+    --variants "" --compare-legacy --json "$OUT/timing_parity_s36.json" 2>&1 | tail -n 14
+  step "timed-vs-checked attacks and session 36's cases on the GPU (a34, a59, a82, a83)"
+  timeout 170 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a34 a59 \
+    a82 a83 2>&1 | grep -E '^(attack|total)' | cut -c1-200
+}
+
 for section in "$@"; do "section_$section"; done
