@@ -174,6 +174,7 @@ def seccomp_filter():
             if number >= 0:
                 lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EOPNOTSUPP, number, 0)
         deny_prctl_options(lib, context)
+        deny_socket_families(lib, context)
         read_end, write_end = os.pipe()
         try:
             if lib.seccomp_export_bpf(context, write_end) != 0:
@@ -217,6 +218,32 @@ def deny_prctl_options(lib, context):
     dumpable = (_ArgCompare * 2)(_ArgCompare(0, SCMP_CMP_EQ, PR_SET_DUMPABLE, 0),
                                  _ArgCompare(1, SCMP_CMP_NE, 0, 0))
     lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO_EPERM, number, 2, dumpable)
+
+
+# Socket families a candidate process may open: local ones and the (unconnected) network ones of
+# its own network namespace. AF_VSOCK is not namespaced: on a Firecracker VM (the GPU machines)
+# it reaches the hypervisor's side (blind red team, session 36: socket(AF_VSOCK) succeeded).
+ALLOWED_SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
+SCMP_CMP_GE = 5
+
+
+def deny_socket_families(lib, context):
+    """Refuses (EAFNOSUPPORT, as a kernel without the family) socket() and socketpair() for every
+    family but ALLOWED_SOCKET_FAMILIES."""
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.c_void_p]
+    action = 0x00050000 | 97  # SCMP_ACT_ERRNO(EAFNOSUPPORT)
+    last = max(ALLOWED_SOCKET_FAMILIES)
+    for name in (b"socket", b"socketpair"):
+        number = lib.seccomp_syscall_resolve_name(name)
+        if number < 0:
+            continue
+        above = _ArgCompare(0, SCMP_CMP_GE, last + 1, 0)
+        lib.seccomp_rule_add_array(context, action, number, 1, ctypes.byref(above))
+        for family in range(last):
+            if family not in ALLOWED_SOCKET_FAMILIES:
+                compare = _ArgCompare(0, SCMP_CMP_EQ, family, 0)
+                lib.seccomp_rule_add_array(context, action, number, 1, ctypes.byref(compare))
 
 
 def build_cache(source_bytes):
@@ -366,6 +393,11 @@ def _bwrap_args(scratch, cache, keep_visible, status_fd, seccomp_fd):
     # bubblewrap covers /proc/sys only where a test write succeeds; these binds always do.
     for path in PROC_SETTINGS:
         args += ["--ro-bind-try", path, path]
+    # The host's service sockets (dbus, docker, a database) live under /run: connect() reaches a
+    # socket on a read-only mount (blind red team, session 36), so the folder is covered
+    for run in ("/run", "/var/run"):
+        if os.path.isdir(run) and not os.path.islink(run):
+            args += _tmpfs(run, COVER_TMPFS_BYTES)
     for home in _hidden_homes():
         args += _tmpfs(home, COVER_TMPFS_BYTES)
     for path in _hidden_configs():

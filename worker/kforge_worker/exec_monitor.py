@@ -100,6 +100,14 @@ PROT_EXEC = 0x4
 # MADV_COLLAPSE rebuilds the pages too; process_madvise (another process's memory) is refused.
 MADV_DONTNEED, MADV_DONTNEED_LOCKED, MADV_COLLAPSE = 4, 24, 25
 CODE_ADVICE = ("madvise", "process_madvise")
+# personality(READ_IMPLIES_EXEC) makes the kernel add PROT_EXEC to every mapping asked for with
+# PROT_READ (blind red team, session 36): mprotect(PROT_READ | PROT_WRITE) on a probed page of
+# libtorch then left it executable and writable with no PROT_EXEC in the call, so the filter
+# never asked the judge; the original bytes went back around torch.softmax, the breakpoints
+# after it, and the probes counted nothing. Every personality() but the query goes to the judge,
+# which refuses READ_IMPLIES_EXEC once candidate code may run.
+READ_IMPLIES_EXEC = 0x0400000
+PERSONALITY_QUERY = 0xFFFFFFFF
 # Files opened for writing (open/openat with O_WRONLY or O_RDWR, creat) go to the judge, which
 # refuses another process's memory (/proc/PID/mem): the candidate process could write code of its
 # own into a compiler it runs, a child of its that is dumpable after its exec (session 22, f36).
@@ -138,7 +146,7 @@ def exec_syscalls():
         return {}
     numbers = {}
     for name in WATCHED + CODE_MAPPINGS + CODE_ADVICE + WRITE_OPENS + (
-            "clone", "fork", "rt_sigaction", "fcntl"):
+            "clone", "fork", "rt_sigaction", "fcntl", "personality"):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -190,6 +198,11 @@ def install(deny=()):
         number = lib.seccomp_syscall_resolve_name(b"process_madvise")
         if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
             return None, "seccomp_rule_add(process_madvise) failed"
+        number = lib.seccomp_syscall_resolve_name(b"personality")
+        compare = _ArgCompare(0, SCMP_CMP_NE, PERSONALITY_QUERY, 0)
+        if number >= 0 and lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 1,
+                                                      ctypes.byref(compare)) != 0:
+            return None, "seccomp_rule_add(personality) failed"
         for name, arg in (("open", 1), ("openat", 2)):  # only opens for writing
             number = lib.seccomp_syscall_resolve_name(name.encode())
             for mode in (O_WRONLY, O_RDWR):
@@ -219,8 +232,9 @@ def install(deny=()):
             if number >= 0:
                 lib.seccomp_rule_add(context, 0x00050000 | EPERM, number, 0)
         if deny:
-            from kforge_worker.confinement import deny_prctl_options
+            from kforge_worker.confinement import deny_prctl_options, deny_socket_families
             deny_prctl_options(lib, context)
+            deny_socket_families(lib, context)
         if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
             return None, "seccomp TSYNC is not available"
         # as in bubblewrap's filter (confinement.SCMP_ACT_KILL_PROCESS, where a failure is
@@ -850,6 +864,15 @@ class Monitor:
                 f"({os.path.basename(shown)}: madvise {advice}; refused; seen by the judge): "
                 f"the judge's operator probes are breakpoints there")
 
+    def _personality_reason(self, args):
+        """personality() with READ_IMPLIES_EXEC once candidate code may run (every other
+        execution domain is allowed: nothing the harness checks depends on it)."""
+        if not self._candidate_running() or not args[0] & READ_IMPLIES_EXEC:
+            return None
+        return (f"asked the kernel to make readable memory executable (personality "
+                f"{args[0] & 0xFFFFFFFF:#x} with READ_IMPLIES_EXEC; refused; seen by the judge): "
+                f"a way to rewrite PyTorch's code without an executable mprotect")
+
     def _fork_reason(self, pid):
         # A forked copy computes beside the harness into memory it shares (red team, session 13:
         # a child wrote the answer into a MAP_SHARED page while the kernel waited, then exited).
@@ -1009,6 +1032,12 @@ class Monitor:
             return
         if name == "rt_sigaction":
             self._answer(identifier, self._signal_action_reason(pid, args))
+            return
+        if name == "personality":
+            reason = self._personality_reason(args)
+            if reason and self.start_refused is None:
+                self.start_refused = (time.monotonic(), "code")
+            self._answer(identifier, reason)
             return
         if name in CODE_ADVICE:
             reason = self._advice_reason(pid, name, args)

@@ -259,9 +259,22 @@ def _clear_unsafe_mode(path):
         os.chmod(path, stat.S_IMODE(mode) & ~UNSAFE_MODE_BITS)
 
 
+def _compiler_name(path):
+    """A name a compiler would write (blind red team, session 36: names holding a newline,
+    bytes that are not UTF-8, or starting with "-" came back into the host's cache, where a
+    shell script that tends it would misread them)."""
+    for name in path.split(os.sep):
+        if name.startswith("-") or any(ord(c) < 32 or ord(c) == 127 or 0xDC80 <= ord(c) <= 0xDCFF
+                                       for c in name):
+            return False
+    return True
+
+
 def _copy_slot(slot, cache, limit_bytes):
     kept = 0
     for folder, _, files in file_tree.walk(slot):  # not below file_tree.MAX_DEPTH
+        if not _compiler_name(os.path.relpath(folder, slot)):
+            continue
         target = os.path.join(cache, os.path.relpath(folder, slot))
         try:
             os.makedirs(target, exist_ok=True)
@@ -269,6 +282,8 @@ def _copy_slot(slot, cache, limit_bytes):
             continue
         for name in files:
             source, destination = os.path.join(folder, name), os.path.join(target, name)
+            if not _compiler_name(name):
+                continue
             try:
                 if os.path.islink(source):
                     continue

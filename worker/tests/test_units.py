@@ -916,6 +916,21 @@ def test_a_build_cache_grown_past_its_limit_is_emptied(tmp_path):
     assert os.listdir(cache) == ["triton"] and os.listdir(cache / "triton") == []
 
 
+def test_a_build_cache_takes_only_names_a_compiler_writes(tmp_path):
+    # blind red team, session 36: names with a newline, bytes that are not UTF-8 or a leading
+    # "-" came back into the host's cache
+    from kforge_worker.warm_pool import load_slot, save_slot
+    cache, slot = tmp_path / "cache", tmp_path / "slot"
+    (cache / "triton").mkdir(parents=True)
+    load_slot(str(slot), str(cache))
+    for name in ("kernel.cubin", "a\nb", "-rf", os.fsdecode(b"\xff\xfe.bin")):
+        (slot / "triton" / name).write_bytes(b"x")
+    (slot / "triton" / "-dir").mkdir()
+    (slot / "triton" / "-dir" / "inside.so").write_bytes(b"x")
+    save_slot(str(slot), str(cache))
+    assert sorted(os.listdir(cache / "triton")) == ["kernel.cubin"]
+
+
 def test_a_build_cache_never_takes_setuid_or_shared_write_bits_from_the_slot(tmp_path):
     # blind red team, session 34: a setuid-root shell written into the slot persisted in the
     # host's cache (the slot is nosuid only inside the sandbox)
@@ -1131,6 +1146,7 @@ def test_the_sandbox_sees_the_machine_settings_read_only(tmp_path):
         with open("/proc/self/comm", "w") as handle:
             handle.write("probe")
         print("comm", open("/proc/self/comm").read().strip())
+        print("run", os.listdir("/run"))  # the host's service sockets are covered
         """)
     keep = sorted({os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                    sys.prefix, os.path.realpath(sys.prefix)})
@@ -1146,6 +1162,23 @@ def test_the_sandbox_sees_the_machine_settings_read_only(tmp_path):
     assert lines[:2] == ["refused /proc/sys/kernel/core_pattern",
                          "refused /proc/sys/kernel/core_uses_pid"], done.stdout
     assert lines[2] == "comm probe"
+    assert lines[3] == "run []"
+
+
+def test_the_sandbox_opens_no_socket_of_a_family_outside_its_namespace():
+    """AF_VSOCK is not namespaced: on a Firecracker VM it reaches the hypervisor (blind red
+    team, session 36). Only AF_UNIX, AF_INET(6) and AF_NETLINK sockets open in the sandbox."""
+    done = _run_under_sandbox_filter("""
+        import errno, socket
+        for family in (socket.AF_UNIX, getattr(socket, "AF_VSOCK", 40), 17, 38, 3, 200):
+            try:
+                socket.socket(family, socket.SOCK_STREAM if family == 1 else socket.SOCK_DGRAM)
+                print("opened")
+            except OSError as error:
+                print("refused" if error.errno == errno.EAFNOSUPPORT else error.errno)
+        """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["opened"] + ["refused"] * 5
 
 
 def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
