@@ -1756,4 +1756,30 @@ section_s36_third() {
     a82 a83 2>&1 | grep -E '^(attack|total)' | cut -c1-200
 }
 
+# Session 36, fourth call: after the second red team's fixes (personality refused, socket
+# families, /run covered) and with the C++ timed recorder: the sandbox's tests and a84 on this
+# machine, every library kernel and two controls, timing parity once more against the legacy
+# profiler in the same rounds.
+section_s36_fourth() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  use_build_cache
+  step "the sandbox's tests on this machine"
+  timeout 120 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_units.py -k \
+    "socket_of_a_family or settings_read_only or dumpable or timed_recorder" 2>&1 | tail -n 3
+  step "a84 on the GPU"
+  timeout 100 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a84 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-200
+  local dir=/tmp/kforge-legit36d
+  legit_suite_dir $dir
+  step "every library kernel and two controls, suite eval on GPU 0, 30 trials"
+  timeout 280 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 8
+  suite_verdicts $dir/suite | cut -c1-150
+  suite_walls $dir/suite
+  "$KFORGE_PYTHON" -c "import json,glob; print(sorted({json.load(open(p)).get('confinement',{}).get('timed_recorder') for p in glob.glob('$dir/suite/evals/*.json')}))"
+  step "timing parity, C++ timed recorder and legacy profiler in the same rounds (issue 18)"
+  timeout 150 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 4 --budget-s 110 \
+    --variants "" --compare-legacy --json "$OUT/timing_parity_s36b.json" 2>&1 | tail -n 9
+}
+
 for section in "$@"; do "section_$section"; done
