@@ -15,8 +15,8 @@
 namespace {
 
 struct Entry {
-  const char* name;  // an operator's schema name (alive as long as its registration), or
-                     // nullptr for a user scope, whose name is copied into `scope_names`
+  const char* name;    // an operator's schema name (alive as long as its registration), or
+                       // nullptr for a user scope, whose name is copied into `scope_names`
   int32_t scope_name;  // index into scope_names, or -1
   int32_t parent;      // the enclosing recorded scope's index, or -1
   int64_t numel;       // the largest tensor input's element count
@@ -86,10 +86,10 @@ int kforge_timed_start() {
   entries.reserve(1 << 16);
   ++session;
   if (handle != 0) return 1;
-  handle = at::addGlobalCallback(
-      at::RecordFunctionCallback(enter, leave)
-          .needsInputs(true)
-          .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}));
+  handle =
+      at::addGlobalCallback(at::RecordFunctionCallback(enter, leave)
+                                .needsInputs(true)
+                                .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}));
   return 0;
 }
 
