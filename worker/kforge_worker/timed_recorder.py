@@ -136,7 +136,7 @@ class NativeRecorder:
             raise RuntimeError("the recorder's session was stopped before its end")
 
     def read(self):
-        from kforge_worker.trust_ops import aten_name
+        from kforge_worker.trust_ops import recorded_name
         entries = []
         buffer = ctypes.create_string_buffer(512)
         numel, parent = ctypes.c_int64(), ctypes.c_int32()
@@ -154,7 +154,7 @@ class NativeRecorder:
                 segment, segments = [], segments + 1
                 placed.append(None)
                 continue
-            name = aten_name(text)
+            name = recorded_name(text)
             if not name:
                 placed.append(None)
                 continue

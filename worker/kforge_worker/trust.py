@@ -103,6 +103,7 @@ def child_setup(scratch_dir):
     _guard_mode_stacks()
     _refuse_redispatch()
     _refuse_raw_casts()
+    _refuse_torchscript_compilers()
     frame_callbacks.install()
     # The standard modules (_WATCHED_MODULES) are guarded by the identity snapshot only: giving
     # them a class of our own would break Triton, which accepts a module read by a kernel (math,
@@ -164,6 +165,69 @@ def _refuse_record_function_off():
                            lambda enable, *rest: not enable,
                            "switched off PyTorch's operator recording "
                            "(_toggle_collection_dynamic)")
+
+
+# TorchScript's fusers: each switch turns one on when given a true value
+_FUSER_SWITCHES = ("_jit_override_can_fuse_on_cpu", "_jit_override_can_fuse_on_cpu_legacy",
+                   "_jit_override_can_fuse_on_gpu", "_jit_set_texpr_fuser_enabled",
+                   "_jit_set_llga_enabled", "_jit_set_nvfuser_enabled")
+# ... and what compiles or runs operators past the dispatcher whatever the switches say: the
+# fusers' own graph passes, Static Runtime, NNC's kernel API
+_TORCHSCRIPT_COMPILERS = (
+    ("torch._C", ("_jit_pass_fuse_tensorexprs", "_jit_pass_fuse", "_jit_pass_llga_fuser",
+                  "_jit_pass_convert_frozen_ops_to_mkldnn", "_jit_to_static_module",
+                  "_fuse_to_static_module")),
+    ("torch._C._te", ("TensorExprKernel", "construct_codegen", "SimpleIREvaluator", "lower")))
+
+
+def _refuse_torchscript_compilers():
+    """TorchScript's fusers (NNC's TensorExpr fuser, on by default for CUDA tensors; oneDNN
+    Graph) and Static Runtime run a scripted function's operators as code they generate, or as
+    kernels called below the dispatcher: a fused group is one record with no inputs
+    ("fused_mul_softmax"), nothing is dispatched and nothing the probes watch is entered. Third
+    blind red team, session 36: torch.softmax in a scripted function, fused on the CPU, and a
+    Static Runtime module ended `ok` in timed calls. The candidate process turns every fuser off
+    before candidate code runs, and candidate code may not turn one on, run a fuser's pass,
+    build a Static Runtime module or call NNC's compiler itself. Scripted functions still run,
+    operator by operator in TorchScript's interpreter, where every operator is recorded. Where
+    a fused group is recorded anyway (a switch reached through ctypes), the policy names it
+    (trust_ops.FUSED_GROUP)."""
+    import torch
+    for name in _FUSER_SWITCHES:
+        switch = getattr(torch._C, name, None)
+        if switch is None or getattr(switch, "_kforge_wrapped", False):
+            continue
+        try:
+            switch(False)
+        except Exception:  # not in this build (nvfuser is gone from torch 2.x's switches)
+            continue
+        reason = f"turned on a TorchScript fuser ({name}): its fused kernels run no operator " \
+                 f"the harness records"
+        check = _on_candidate_stack_refused(switch, reason, lambda *args: bool(args and args[0]))
+        _install_wrapper(name, switch, _wrapper(check, name, "torch._C"))
+    for module_name, names in _TORCHSCRIPT_COMPILERS:
+        module = sys.modules.get(module_name) or importlib.import_module(module_name)
+        for name in names:
+            original = getattr(module, name, None)
+            if original is None or getattr(original, "_kforge_wrapped", False):
+                continue
+            reason = f"compiled operators with TorchScript ({module_name}.{name}): code that " \
+                     f"runs them past the dispatcher, where the harness records nothing"
+            check = _on_candidate_stack_refused(original, reason, lambda *args: True)
+            wrapper = _wrapper(check, name, module_name)
+            setattr(module, name, wrapper)
+            _install_wrapper(name, original, wrapper)
+
+
+def _on_candidate_stack_refused(original, reason, refused):
+    """A call of `original` refused when `refused(*args)` holds and candidate code is anywhere
+    on the stack (torch.jit.fuser, torch.jit.optimize_for_inference: torch's code calls the
+    switch or the pass for it)."""
+    def check(*args, **kwargs):
+        if refused(*args) and trust_audit.candidate_on_stack():
+            raise _recorded_refusal(reason)
+        return original(*args, **kwargs)
+    return check
 
 
 def _refuse_from_candidate(name, refused, reason):

@@ -468,6 +468,25 @@ def aten_name(key):
     return op_name(key[len("aten::"):])
 
 
+# Records of code TorchScript's fusers generated: an NNC kernel is one record named after its
+# operators ("fused_mul_softmax") with no inputs, a fusion group's node another. The candidate
+# process turns the fusers off (trust._refuse_torchscript_compilers); a record of one means a
+# switch was reached another way.
+_FUSED_GROUP = re.compile(r"^(fused_\w+|prim::(TensorExprGroup|TensorExprDynamicGroup|"
+                          r"FusionGroup|CudaFusionGroup|oneDNNFusionGroup|LlgaFusionGroup|"
+                          r"StaticSubgraph)\w*)$")
+FUSED_GROUP = "torchscript fusion "
+
+
+def recorded_name(key):
+    """A recorder's name for a profiler record: the operator's (aten_name), "torchscript fusion
+    <record>" for a fused group's, or None (a scope, a Python function)."""
+    name = aten_name(key)
+    if name is None and _FUSED_GROUP.match(key):
+        return FUSED_GROUP + key
+    return name
+
+
 class AtenRecorder:
     """The ATen operators dispatched while active, whoever called them: Python, TorchScript, a
     C++ extension calling at::gru. torch.profiler's CPU operator events (recorded at the
@@ -510,13 +529,14 @@ class AtenRecorder:
         """Parses the stopped session's events (the slow part: tens of us per event)."""
         if not self.shapes:
             return self._read_names()
-        events = [event for event in self._profile.function_events if aten_name(event.name)]
+        events = [event for event in self._profile.function_events
+                  if recorded_name(event.name)]
         index = {id(event): position for position, event in enumerate(events)}
         # torch 2.11's legacy profiler records shapes but no dtypes (H100, session 11): then
         # bit_level_name cannot tell, and BitLevelRecorder's calls stand in (trust.py)
         self.dtypes_seen = any(getattr(event, "input_dtypes", None) for event in events)
         for event in events:
-            name = bit_level_name(aten_name(event.name), event, not self.interpreted)
+            name = bit_level_name(recorded_name(event.name), event, not self.interpreted)
             self.names.append(name)
             raw = event.name[len("aten::"):].split(".")[0]
             shapes = getattr(event, "input_shapes", None) or []
@@ -539,7 +559,7 @@ class AtenRecorder:
         there are no dtypes or sizes to read from them anyway (bit_level_name needs both)."""
         self.dtypes_seen = False
         for event in self._profile.kineto_results.events():
-            name = aten_name(event.name())
+            name = recorded_name(event.name())
             if name:
                 self.names.append(name)
                 self.calls.append((name, event.name()[len("aten::"):].split(".")[0], 0, -1))
@@ -609,7 +629,7 @@ class NameRecorder:
                     segment = []
                     open_scopes.append(-1)
                     continue
-                name = aten_name(event.name())
+                name = recorded_name(event.name())
                 if not name:
                     open_scopes.append(-1)
                     continue
@@ -778,6 +798,11 @@ class Policy:
                 parts = sorted(set().union(*(called & group for group in groups)))
                 reasons.append(f"computed the operator it replaces in PyTorch: {operator} from "
                                f"{', '.join(parts)}")
+        fused = sorted(name[len(FUSED_GROUP):] for name in called if name.startswith(FUSED_GROUP))
+        if fused:
+            reasons.append(f"ran code TorchScript's fuser generated ({', '.join(fused)}): the "
+                           f"fusers are off for candidates, and a fused group's operators are "
+                           f"neither dispatched nor recorded")
         host = sorted(called & HOST_CONVERSIONS)
         if host:  # a35: the softmax in NumPy, its own kernel only copying the result
             reasons.append(f"moved tensor data to NumPy or Python inside forward "

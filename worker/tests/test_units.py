@@ -1700,3 +1700,58 @@ def test_the_timed_recorder_records_what_the_legacy_profiler_does(monkeypatch):
     assert not native.running()
     with pytest.raises(RuntimeError):
         native.stop()  # a second stop: the session had ended
+
+
+def _doubled_softmax(x):
+    return torch.softmax(x * 2.0, dim=-1)
+
+
+def test_the_timed_recorder_sees_static_runtime_and_fused_groups(monkeypatch):
+    """Third blind red team, session 36: Static Runtime runs its operators under a scope of its
+    own (STATIC_RUNTIME_OP), and an NNC kernel's record ("fused_mul_softmax") has a name that dies
+    with its RecordFunction. The C++ recorder keeps both, and the policy names the fused group."""
+    from kforge_worker import timed_recorder
+    from kforge_worker.trust_ops import FUSED_GROUP, Policy
+    path, why = timed_recorder.library()
+    if path is None:
+        pytest.skip(f"no C++ recorder here: {why}")
+    monkeypatch.setenv(timed_recorder.ENV, path)
+    assert timed_recorder.load() is not None
+
+    class Softmax(torch.nn.Module):
+        def forward(self, x):
+            e = torch.exp(x - torch.amax(x, dim=-1, keepdim=True))
+            return e / e.sum(dim=-1, keepdim=True)
+
+    static = torch._C._jit_to_static_module(
+        torch.jit.freeze(torch.jit.script(Softmax()).eval())._c)
+    x = torch.randn(4, 16)
+    recorder = timed_recorder.recorder("mark")
+    recorder.start()
+    static(x)
+    recorder.stop()
+    recorder.read()
+    assert {"amax", "exp", "sum", "div"} <= set(recorder.names)
+
+    fusers = (torch._C._jit_can_fuse_on_cpu(), torch._C._jit_texpr_reductions_enabled(),
+              torch._C._jit_get_te_must_use_llvm_cpu())
+    torch._C._jit_override_can_fuse_on_cpu(True)
+    torch._C._jit_set_texpr_reductions_enabled(True)
+    torch._C._jit_set_te_must_use_llvm_cpu(False)
+    try:
+        fused = torch.jit.script(_doubled_softmax)
+        for _ in range(4):  # the profiling executor fuses after its profiling runs
+            fused(x)
+        recorder = timed_recorder.recorder("mark")
+        recorder.start()
+        fused(x)
+        recorder.stop()
+        recorder.read()
+    finally:
+        torch._C._jit_override_can_fuse_on_cpu(fusers[0])
+        torch._C._jit_set_texpr_reductions_enabled(fusers[1])
+        torch._C._jit_set_te_must_use_llvm_cpu(fusers[2])
+    assert FUSED_GROUP + "fused_mul_softmax" in recorder.names, recorder.names
+    policy = Policy(["softmax"], [], None)
+    assert any("TorchScript's fuser generated (fused_mul_softmax)" in reason
+               for reason in policy.check(recorder.names, []))
