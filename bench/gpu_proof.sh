@@ -1782,4 +1782,47 @@ section_s36_fourth() {
     --variants "" --compare-legacy --json "$OUT/timing_parity_s36b.json" 2>&1 | tail -n 9
 }
 
+# Session 37, first call: the third blind red team's fixes (TorchScript's fusers off and refused,
+# Static Runtime refused and recorded, fused groups named: a85) on a CUDA build, where the NNC
+# fuser is on by default for CUDA tensors; legitimate candidates still ok; one parity round.
+section_s37_first() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  step "TorchScript's fuser on this build, in a plain process (what a85_gelu_nnc_default_gpu_timed used)"
+  timeout 60 "$KFORGE_PYTHON" - <<'EOP'
+import torch
+print("can fuse on gpu", torch._C._jit_can_fuse_on_gpu(), "texpr fuser", torch._C._jit_texpr_fuser_enabled(),
+      "can fuse on cpu", torch._C._jit_can_fuse_on_cpu())
+@torch.jit.script
+def gelu(x):
+    inner = 0.7978845608028654 * (x + 0.044715 * torch.pow(x, 3.0))
+    return 0.5 * x * (1.0 + torch.tanh(inner))
+x = torch.randn(256, 256, device="cuda")
+for _ in range(4):
+    gelu(x)
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as p:
+    gelu(x)
+print("recorded:", [e.name for e in p.events()])
+EOP
+  step "the C++ timed recorder's tests on this machine (builds it)"
+  timeout 150 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_units.py -k timed_recorder 2>&1 | tail -n 3
+  step "a85 and the timed-call cases on the GPU (a34, a59, a83, a85)"
+  timeout 200 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a85 a34 a59 \
+    a83 2>&1 | grep -E '^(attack|total)' | cut -c1-220
+  local dir=/tmp/kforge-legit37
+  legit_suite_dir $dir
+  for task in 35_LSTM 36_LSTMHn 37_LSTMCn 38_LSTMBidirectional 40_GRUHidden 41_GRUBidirectional \
+      42_GRUBidirectionalHidden; do
+    rm -f "$dir/tasks/$task.py" "$dir/cands/$task.py"  # (no build cache carried: one RNN build)
+  done
+  step "library kernels (softmax, gelu, 39_GRU) and two controls, suite eval on GPU 0, 30 trials"
+  timeout 200 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 8
+  suite_verdicts $dir/suite | cut -c1-150
+  step "timing parity, one round (issue 18)"
+  timeout 120 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 1 --chunks 4 --budget-s 90 \
+    --variants "" --json "$OUT/timing_parity_s37.json" 2>&1 | tail -n 9
+}
+
 for section in "$@"; do "section_$section"; done
