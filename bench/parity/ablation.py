@@ -10,7 +10,9 @@ what both processes import). Nothing here changes kforge; the variants exist onl
   no_watch    the timed calls' operator recorder (candidate_host.TimedCallWatch) not started
   no_seal     no seccomp filter (exec_monitor.install not called; the judge warns)
   no_audit    no Python audit hook (trust_audit.install's sys.addaudithook not called)
-  all_off     all four
+  no_probes   no operator probes (uprobes and their perf events on the candidate's threads;
+              session 29, after session 20's ablation)
+  all_off     all five
 
 Per variant and case: kforge's candidate median (ms) and its host time per call, with
 KernelBench's timer and the bare loop (bench/timing_parity.py's fresh process) in the same
@@ -45,8 +47,12 @@ PATCHES = {
                  "fd, why = None, \"ablation: no filter\"")],
     "no_audit": [("trust_audit.py", "        sys.addaudithook(_hook)\n",
                   "        pass  # ablation: no audit hook\n")],
+    "no_probes": [("operator_probes.py",
+                   "    key = (tuple(sorted(str(name) for name in policy_ops)), bool(dense), "
+                   "bool(recurrent))\n",
+                   "    return {}  # ablation: no operator probes\n")],
 }
-VARIANTS = ("base", "no_bwrap", "no_watch", "no_seal", "no_audit", "all_off")
+VARIANTS = ("base", "no_bwrap", "no_watch", "no_seal", "no_audit", "no_probes", "all_off")
 
 
 def build_variant(name, folder):
