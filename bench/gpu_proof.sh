@@ -1782,18 +1782,12 @@ section_s36_fourth() {
     --variants "" --compare-legacy --json "$OUT/timing_parity_s36b.json" 2>&1 | tail -n 9
 }
 
-# Session 37, first call: the third blind red team's fixes (TorchScript's fusers off and refused,
-# Static Runtime refused and recorded, fused groups named: a85) on a CUDA build, where the NNC
-# fuser is on by default for CUDA tensors; legitimate candidates still ok; one parity round.
-section_s37_first() {
-  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
-  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
-  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
-  step "TorchScript's fuser on this build, in a plain process (what a85_gelu_nnc_default_gpu_timed used)"
-  timeout 60 "$KFORGE_PYTHON" - <<'EOP'
+torchscript_fuser_probe() {  # what a85_gelu_nnc_default_gpu_timed relies on, in a plain process
+  step "TorchScript's fuser on this build, in a plain process"
+  cat > /tmp/kforge_fuser_probe.py <<'EOP'
 import torch
-print("can fuse on gpu", torch._C._jit_can_fuse_on_gpu(), "texpr fuser", torch._C._jit_texpr_fuser_enabled(),
-      "can fuse on cpu", torch._C._jit_can_fuse_on_cpu())
+print("can fuse on gpu", torch._C._jit_can_fuse_on_gpu(), "texpr fuser",
+      torch._C._jit_texpr_fuser_enabled(), "can fuse on cpu", torch._C._jit_can_fuse_on_cpu())
 @torch.jit.script
 def gelu(x):
     inner = 0.7978845608028654 * (x + 0.044715 * torch.pow(x, 3.0))
@@ -1805,6 +1799,17 @@ with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as
     gelu(x)
 print("recorded:", [e.name for e in p.events()])
 EOP
+  timeout 60 "$KFORGE_PYTHON" /tmp/kforge_fuser_probe.py 2>&1 | tail -n 3
+}
+
+# Session 37, first call: the third blind red team's fixes (TorchScript's fusers off and refused,
+# Static Runtime refused and recorded, fused groups named: a85) on a CUDA build, where the NNC
+# fuser is on by default for CUDA tensors; legitimate candidates still ok; one parity round.
+section_s37_first() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
+  torchscript_fuser_probe
   step "the C++ timed recorder's tests on this machine (builds it)"
   timeout 150 "$KFORGE_PYTHON" -m pytest -q worker/tests/test_units.py -k timed_recorder 2>&1 | tail -n 3
   step "a85 and the timed-call cases on the GPU (a34, a59, a83, a85)"
@@ -1823,6 +1828,17 @@ EOP
   step "timing parity, one round (issue 18)"
   timeout 120 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 1 --chunks 4 --budget-s 90 \
     --variants "" --json "$OUT/timing_parity_s37.json" 2>&1 | tail -n 9
+}
+
+# Session 37, second call: the versions (cut from the first call's tail), the fuser probe, the
+# fourth blind red team's cases, and the timing-parity ablation with the operator probes out.
+section_s37_second() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  torchscript_fuser_probe
+  step "timing parity: which defence slows a host-bound candidate (ablation, issue 18)"
+  timeout 330 "$KFORGE_PYTHON" bench/parity/ablation.py --rounds 2 --budget-s 300 \
+    --variants base,no_probes,no_watch,no_bwrap,all_off --json "$OUT/ablation_s37.json" 2>&1 |
+    tail -n 14
 }
 
 for section in "$@"; do "section_$section"; done

@@ -123,6 +123,10 @@ PROC_MEMORY = re.compile(r"^/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/mem$"
 # there is charged by name (blind red team, session 36: kernel.core_pattern was writable)
 PROC_SETTING = re.compile(r"^(/proc)?/(sys|sysrq-trigger|mtrr|pressure|fs|driver|acpi|scsi|irq|"
                           r"bus)(/|$)")
+# A process's own files (its /proc/PID): writable for that process only. The sandbox's PID 1 is
+# bubblewrap, a process of the host (blind red team, session 37: its oom_score_adj raised through
+# libc); a child's files are not the caller's either.
+PROC_PROCESS = re.compile(r"^/proc/([0-9]+)(/|$)")
 # New threads and processes: clone (but a vfork's) and fork go to the judge; clone3 (whose flags
 # sit in memory a filter cannot read) fails with ENOSYS, and glibc falls back to clone.
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
@@ -578,9 +582,30 @@ def _own_ids(pid):
     return ids.get("NStgid", str(pid)), ids.get("NSpid", str(pid))
 
 
+def _own_thread(pid, number, own_namespace):
+    """Whether process id `number` (in the caller's PID namespace, or the judge's) is a thread
+    of the caller's own process: /proc/TID names a thread's files as /proc/PID/task/TID does."""
+    if own_namespace:
+        own, _ = _own_ids(pid)
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return False
+        return any(_own_ids(int(tid))[1] == number for tid in threads) or number == own
+    try:
+        with open(f"/proc/{number}/status") as handle:
+            tgid = next((line.split()[1] for line in handle if line.startswith("Tgid:")), None)
+        with open(f"/proc/{pid}/status") as handle:
+            own = next((line.split()[1] for line in handle if line.startswith("Tgid:")), None)
+    except OSError:
+        return False
+    return tgid is not None and tgid == own
+
+
 def _write_target(pid, path, dirfd=None):
     """What a file opened for writing is: "memory" (a process's /proc/PID/mem), "setting" (a
-    file of the machine's settings under /proc: PROC_SETTING), "unresolved"
+    file of the machine's settings under /proc: PROC_SETTING), "process" (another process's
+    /proc/PID files: PROC_PROCESS), "unresolved"
     (a path the judge cannot follow as the caller would: a magic link, /proc/self reached
     through a link), or None (anything else, a new file included). By name first (/proc/self
     is the caller's own: its ids in its namespace), then by what the path resolves to inside
@@ -596,6 +621,10 @@ def _write_target(pid, path, dirfd=None):
         return "memory"
     if PROC_SETTING.match(os.path.normpath(path)) and path.startswith("/proc"):
         return "setting"
+    named = PROC_PROCESS.match(os.path.normpath(path))
+    if named and named.group(1) != _own_ids(pid)[0] and \
+            not _own_thread(pid, named.group(1), own_namespace=True):
+        return "process"
     fd, error = _open_resolved(pid, path)
     if fd is None:
         if error != ENOENT:
@@ -616,6 +645,13 @@ def _write_target(pid, path, dirfd=None):
                 return "memory"
             if PROC_SETTING.match(target):  # reached through a link
                 return "setting"
+            # reached through a link from outside /proc (by name, PROC_PROCESS above decided);
+            # the number may be the caller's namespace's or the judge's: either may be its own
+            named = PROC_PROCESS.match(target)
+            if named and not path.startswith("/proc") and not (
+                    _own_thread(pid, named.group(1), own_namespace=True)
+                    or _own_thread(pid, named.group(1), own_namespace=False)):
+                return "process"
         return None
     except OSError:
         return "unresolved"
@@ -1018,6 +1054,9 @@ class Monitor:
         if what == "setting":
             return (f"opened a setting of the machine for writing ({exe}: {path}; refused; seen "
                     f"by the judge): a candidate changes nothing outside its sandbox")
+        if what == "process":
+            return (f"opened another process's files for writing ({exe}: {path}; refused; seen "
+                    f"by the judge): the sandbox's first process is the host's bubblewrap")
         return (f"opened a process's memory for writing ({exe}: {path}; refused; seen by the "
                 f"judge): code or data of its own inside a program it runs")
 

@@ -31,6 +31,7 @@ import ctypes
 import functools
 import gc
 import numbers
+import operator
 import os
 import weakref
 
@@ -145,25 +146,72 @@ def _triton_argument_types():
 
 
 def _plain_argument(item):
-    """A kernel argument whose memory methods are torch's or Triton's own."""
+    """A kernel argument whose memory methods are torch's or Triton's own: a tensor, or one of
+    Triton's wrappers (a TensorDescriptor, triton.reinterpret's view) over a plain tensor (blind
+    red team, session 37: a stand-in object set as a descriptor's `.base` ran candidate code
+    when the interpreter copied the arguments back)."""
     cls = type(item)
     if isinstance(item, torch.Tensor):
         return all(getattr(cls, name, None) is getattr(torch.Tensor, name)
                    for name in _TENSOR_METHODS)
-    return cls in _triton_argument_types()
+    if cls in _triton_argument_types():
+        base = getattr(item, "base", None)
+        return isinstance(base, torch.Tensor) and _plain_argument(base)
+    return False
 
 
-_PLAIN_MODULES = ("builtins", "numpy")
+def _container_impostor(item):
+    """A leaf of the arguments' tree that is a container of a class of its own (a tuple
+    subclass whose `__iter__` hands the interpreter other items once the kernel has run: blind
+    red team, session 37). torch's tree flattens plain tuples, lists, dicts and namedtuples;
+    what stays a leaf and still holds items is not one of those (torch.Size aside)."""
+    return isinstance(item, (tuple, list, dict, set, frozenset)) and type(item) is not torch.Size
+
+
+@functools.lru_cache(maxsize=None)
+def _plain_scalar_types():
+    """The exact classes of Python's and NumPy's own numbers and strings."""
+    return frozenset((int, float, bool, complex, str, bytes)) | \
+        frozenset(t for t in numpy.sctypeDict.values() if isinstance(t, type))
+
+
+def _triton_constexpr():
+    try:
+        from triton.language import constexpr
+        return constexpr
+    except ImportError:
+        return None
 
 
 def _number_impostor(item):
-    """A kernel argument that passes for a number or a string (a subclass of one, or of NumPy's
-    scalars) with methods of its own: the interpreter runs them inside the launch, where what
+    """A kernel argument that passes for a number or a string with methods of its own: a
+    subclass of one (or of NumPy's scalars), or an object of any other class with `__index__`,
+    `__int__` or `__float__`. The interpreter runs those methods inside the launch, where what
     they write is credited to the kernel (blind red team, session 35: an int subclass as a
-    constexpr whose __index__ ran C code that wrote the answer)."""
+    constexpr whose __index__ ran C code that wrote the answer). Exact classes decide, not a
+    class's `__module__`, which any class may set."""
     cls = type(item)
-    return isinstance(item, (numbers.Number, str, numpy.generic)) and \
-        cls.__module__ not in _PLAIN_MODULES
+    if cls in _plain_scalar_types() or isinstance(item, (torch.Tensor, type)) or item is None:
+        return False
+    if cls is _triton_constexpr():  # tl.constexpr(v): its value is what the kernel gets
+        return _number_impostor(getattr(item, "value", None))
+    if isinstance(item, (numbers.Number, str, bytes, numpy.generic)):
+        return True
+    return any(hasattr(cls, name) for name in ("__index__", "__int__", "__float__"))
+
+
+def _plain_grid(name, value, provenance):
+    """A launch grid as plain ints, converted while the grid check still holds: the interpreter
+    calls a grid element's `__index__` in `range(grid[0])` and compares program ids against it,
+    after the grid function and before the first program (blind red team, session 37: an object
+    there computed the answer in NumPy)."""
+    items = value if isinstance(value, tuple) else tuple(value)
+    plain = []
+    for item in items:
+        if type(item) is not int and not isinstance(item, numpy.integer):
+            provenance.number_impostors.add(f"{name} (launch grid: {type(item).__qualname__})")
+        plain.append(operator.index(item))
+    return tuple(plain)
 
 
 def _readable_ranges():
@@ -268,7 +316,10 @@ class Provenance:
         # (blind red team, session 11)
         self.launches += 1
         for item in tree_flatten(arguments)[0]:
-            if hasattr(item, "data_ptr") and not _plain_argument(item):
+            if (hasattr(item, "data_ptr") or isinstance(item, _triton_argument_types())) \
+                    and not _plain_argument(item):
+                self.impostors.add(f"{name} ({type(item).__qualname__})")
+            elif _container_impostor(item):
                 self.impostors.add(f"{name} ({type(item).__qualname__})")
             elif _number_impostor(item):
                 self.number_impostors.add(f"{name} ({type(item).__qualname__})")
@@ -496,6 +547,7 @@ def record():
     provenance = Provenance()
     provenance.start()
     executor_call = interpreter.GridExecutor.__call__
+    restore_args_dev = interpreter.GridExecutor._restore_args_dev
     interpreted_run = interpreter.InterpretedFunction.run
     masked_load = interpreter.InterpreterBuilder.create_masked_load
     atomic_rmw = interpreter.InterpreterBuilder.create_atomic_rmw
@@ -507,22 +559,40 @@ def record():
         storages = provenance.launch(name, (args, kwargs))
         provenance.patched.update(_interpreter_changes(interpreter, intact))
         grid = self.grid
+        ended = []
 
         def checked_grid(meta):
             # The grid function and pre-run hooks run inside the launch, before the first
             # program: memory they change was written by Python, not by the kernel (red team,
             # session 13: a grid function computed the softmax in NumPy for a copy kernel)
-            value = grid(meta) if callable(grid) else grid
+            value = _plain_grid(name, grid(meta) if callable(grid) else grid, provenance)
             provenance.consumed(storages, f"kernel {name} (after its grid function)")
             return value
 
+        def restore_args(*restore):
+            # The kernel's programs have all run: what its arguments hold now is its work. The
+            # copy back to them runs the arguments' own methods; whatever changes there is not
+            # the kernel's (blind red team, session 37)
+            ended.append(True)
+            provenance.patched.update(_interpreter_changes(interpreter, intact))
+            provenance.launched(name, storages)
+            provenance.in_launch += 1  # the interpreter's own copies (set_, copy_) once more
+            try:
+                restore_args_dev(self, *restore)
+            finally:
+                provenance.in_launch -= 1
+            provenance.consumed(storages, f"kernel {name} (as its arguments were copied back)")
+
         self.grid = checked_grid
+        self._restore_args_dev = restore_args
         try:
             return executor_call(self, *args, **kwargs)
         finally:
             self.grid = grid
-            provenance.patched.update(_interpreter_changes(interpreter, intact))
-            provenance.launched(name, storages)
+            del self._restore_args_dev
+            if not ended:  # the kernel raised
+                provenance.patched.update(_interpreter_changes(interpreter, intact))
+                provenance.launched(name, storages)
             provenance.note_programs(name, "ended")
 
     def note(ptrs, mask):
