@@ -1834,10 +1834,25 @@ section_s37_first() {
 # fourth blind red team's cases, and the timing-parity ablation with the operator probes out.
 section_s37_second() {
   echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  export KFORGE_BUILD_CACHE=/tmp/kforge-builds
+  "$KFORGE_PYTHON" library/rnn_src/generate.py --candidates-only >/dev/null
   torchscript_fuser_probe
+  step "the fourth blind red team's cases on the GPU (a86; the /proc rule on a GPU's threads)"
+  timeout 150 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a86 a82 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-200
+  local dir=/tmp/kforge-legit37b
+  legit_suite_dir $dir
+  for task in 35_LSTM 36_LSTMHn 37_LSTMCn 38_LSTMBidirectional 40_GRUHidden 41_GRUBidirectional \
+      42_GRUBidirectionalHidden; do
+    rm -f "$dir/tasks/$task.py" "$dir/cands/$task.py"  # (no build cache carried: one RNN build)
+  done
+  step "library kernels (softmax, gelu, 39_GRU) and the controls, suite eval on GPU 0, 30 trials"
+  timeout 200 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 30 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 6
+  suite_verdicts $dir/suite | cut -c1-120
   step "timing parity: which defence slows a host-bound candidate (ablation, issue 18)"
-  timeout 330 "$KFORGE_PYTHON" bench/parity/ablation.py --rounds 2 --budget-s 300 \
-    --variants base,no_probes,no_watch,no_bwrap,all_off --json "$OUT/ablation_s37.json" 2>&1 |
+  timeout 250 "$KFORGE_PYTHON" bench/parity/ablation.py --rounds 2 --budget-s 220 \
+    --variants base,no_probes,no_watch,all_off --json "$OUT/ablation_s37.json" 2>&1 |
     tail -n 14
 }
 
