@@ -1856,4 +1856,16 @@ section_s37_second() {
     tail -n 14
 }
 
+# Session 37, third call: where the candidate process's launch path loses its time, stage by
+# stage in one process (bench/parity/host_probe.py, now with the C++ timed recorder).
+section_s37_third() {
+  sed 's/^CHUNKS = 1$/CHUNKS = 4/' bench/parity/softmax_split.py > /tmp/softmax_split_4.py
+  for pair in bench/parity/gelu_scale.py:bench/parity/gelu_scale_task.py \
+      /tmp/softmax_split_4.py:tasks/softmax.py; do
+    step "host_probe ${pair%%:*}"
+    timeout 150 "$KFORGE_PYTHON" bench/parity/host_probe.py "${pair%%:*}" "${pair##*:}" \
+      --trials 300 2>&1 | grep -v '^\[' | tail -n 9 | cut -c1-1500
+  done
+}
+
 for section in "$@"; do "section_$section"; done

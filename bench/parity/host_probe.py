@@ -9,7 +9,8 @@ each stage, three numbers:
   block_ms    kforge's own loop (timing.time_block with its preallocated flush, seeded; median)
 
 Stages: fresh, audit (trust.child_setup), guard (the Guard's snapshot and three guarded calls),
-watch (the timed calls' operator recorder on, as candidate_host.TimedCallWatch). Last, with the
+watch (the timed calls' operator recorder on, as candidate_host.TimedCallWatch: the C++ one
+where it builds, timed_recorder.py), watch_stopped (the same after it stops). Last, with the
 recorder still on, the audit events and profiler operators one forward raises, by name.
 
     python3 bench/parity/host_probe.py CANDIDATE TASK [--trials 200]
@@ -97,9 +98,20 @@ def main():
         torch.empty(1)
     guard_as_candidate(module, model, inputs)
     measure("guard")
-    recorder = AtenRecorder(shapes=False)
+    # the timed calls' recorder as the worker runs it: the C++ one where it builds here
+    from kforge_worker import timed_recorder
+    path, why = timed_recorder.library()
+    if path:
+        os.environ[timed_recorder.ENV] = path
+        timed_recorder.load()
+    recorder = timed_recorder.recorder("kforge-probe-mark")
+    print(json.dumps({"timed_recorder": recorder.kind, "why_not_native": why}), flush=True)
     recorder.start()
     measure("watch")
+    recorder.stop()
+    measure("watch_stopped")
+    recorder = timed_recorder.recorder("kforge-probe-mark")
+    recorder.start()
     events = collections.Counter()
     counting = [False]
 
