@@ -1868,4 +1868,14 @@ section_s37_third() {
   done
 }
 
+# Session 37, fourth call: host_probe found kforge's own loop as fast as KernelBench's in one
+# process; what starts beside an evaluation (the replacement warm candidate process: torch's
+# import, CUDA, warm_up.py) is the next suspect. Same rounds, a worker that starts nothing else.
+section_s37_fourth() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  step "timing parity: as it is, and with nothing starting beside the evaluation"
+  timeout 420 "$KFORGE_PYTHON" bench/timing_parity.py --rounds 2 --chunks 4 --budget-s 380 \
+    --variants "" --compare-quiet --json "$OUT/timing_parity_s37.json" 2>&1 | tail -n 12
+}
+
 for section in "$@"; do "section_$section"; done

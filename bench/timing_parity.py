@@ -340,6 +340,11 @@ def main():
                         help="also time each case through a second worker whose timed calls are "
                              "recorded by the legacy profiler (KFORGE_TIMED_RECORDER=legacy), in "
                              "the same rounds: `kforge_legacy`")
+    parser.add_argument("--compare-quiet", action="store_true",
+                        help="also time each case through a fresh worker that starts nothing "
+                             "beside the evaluation (KFORGE_EVALUATIONS=1: no replacement warm "
+                             "candidate process starting up during it; KFORGE_JUDGE_SPARE=0), in "
+                             "the same rounds: `kforge_quiet`")
     parser.add_argument("--standalone", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.standalone:
@@ -364,6 +369,15 @@ def main():
                     old = kforge_time(legacy, args, task, candidate)
                     measured.update(kforge_legacy=old["kforge"],
                                     kforge_legacy_host=old["kforge_host"])
+                if args.compare_quiet:
+                    alone = Worker(args.device, {"KFORGE_EVALUATIONS": "1",
+                                                 "KFORGE_JUDGE_SPARE": "0"})
+                    try:
+                        quiet = kforge_time(alone, args, task, candidate)
+                    finally:
+                        alone.close()
+                    measured.update(kforge_quiet=quiet["kforge"],
+                                    kforge_quiet_host=quiet["kforge_host"])
                 # kb_state (the profiler's first session alone is ~5 s on an H100): round 1 only
                 variants = ",".join(v for v in args.variants.split(",")
                                     if v and (v != "kb_state" or not round_index))
@@ -421,6 +435,12 @@ def main():
                   f"{row['kforge_legacy_ms']:.4f} (host {row.get('kforge_legacy_host_ms') or 0:.4f})"
                   f" with the legacy profiler: legacy/KB "
                   f"{row['kforge_legacy_ms'] / row['kernelbench_ms']:.3f}")
+    for row in rows:  # --compare-quiet: nothing else starting up on the machine
+        if "kforge_quiet_ms" in row:
+            print(f"{row['case']}: kforge {row['kforge_ms']:.4f} ms (host "
+                  f"{row.get('kforge_host_ms') or 0:.4f}) as it is, {row['kforge_quiet_ms']:.4f} "
+                  f"(host {row.get('kforge_quiet_host_ms') or 0:.4f}) with nothing starting "
+                  f"beside it: quiet/KB {row['kforge_quiet_ms'] / row['kernelbench_ms']:.3f}")
     verdict = "PASS" if rows and all(row["pass"] for row in rows) else "FAIL"
     print(f"\n{verdict}: kforge within {args.tolerance:.0%} of KernelBench's timer and of the bare "
           f"per-call loop on {sum(r['pass'] for r in rows)} of {len(rows)} cases")

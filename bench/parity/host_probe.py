@@ -89,6 +89,8 @@ def main():
         rows.append(row)
         print(json.dumps(row), flush=True)
 
+    from kforge_worker import timed_recorder
+    path, why = timed_recorder.library()
     measure("fresh")
     from kforge_worker import trust
     trust.child_setup(tempfile.mkdtemp(prefix="kforge-probe-"))
@@ -98,9 +100,8 @@ def main():
         torch.empty(1)
     guard_as_candidate(module, model, inputs)
     measure("guard")
-    # the timed calls' recorder as the worker runs it: the C++ one where it builds here
-    from kforge_worker import timed_recorder
-    path, why = timed_recorder.library()
+    # the timed calls' recorder as the worker runs it: the C++ one where it builds here (built
+    # before the audit policy, as the worker builds it outside the sandbox)
     if path:
         os.environ[timed_recorder.ENV] = path
         timed_recorder.load()
