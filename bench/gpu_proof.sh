@@ -1878,4 +1878,16 @@ section_s37_fourth() {
     --variants "" --compare-quiet --json "$OUT/timing_parity_s37.json" 2>&1 | tail -n 12
 }
 
+# Session 37, fifth call: host_probe again, with the loop's variants (unseeded; the output copied
+# and the recorder's mark between trials, as a real timed block does).
+section_s37_fifth() {
+  sed 's/^CHUNKS = 1$/CHUNKS = 4/' bench/parity/softmax_split.py > /tmp/softmax_split_4.py
+  for pair in bench/parity/gelu_scale.py:bench/parity/gelu_scale_task.py \
+      /tmp/softmax_split_4.py:tasks/softmax.py; do
+    step "host_probe ${pair%%:*}"
+    timeout 150 "$KFORGE_PYTHON" bench/parity/host_probe.py "${pair%%:*}" "${pair##*:}" \
+      --trials 300 2>&1 | grep -E '^\{"(stage|timed)' | cut -c1-400
+  done
+}
+
 for section in "$@"; do "section_$section"; done
