@@ -168,9 +168,10 @@ def _refuse_record_function_off():
 
 
 # TorchScript's fusers: each switch turns one on when given a true value
+# (not nvfuser's: gone from TorchScript in torch 2.x, its switch only warns)
 _FUSER_SWITCHES = ("_jit_override_can_fuse_on_cpu", "_jit_override_can_fuse_on_cpu_legacy",
                    "_jit_override_can_fuse_on_gpu", "_jit_set_texpr_fuser_enabled",
-                   "_jit_set_llga_enabled", "_jit_set_nvfuser_enabled")
+                   "_jit_set_llga_enabled")
 # ... and what compiles or runs operators past the dispatcher whatever the switches say: the
 # fusers' own graph passes, Static Runtime, NNC's kernel API
 _TORCHSCRIPT_COMPILERS = (
@@ -199,7 +200,7 @@ def _refuse_torchscript_compilers():
             continue
         try:
             switch(False)
-        except Exception:  # not in this build (nvfuser is gone from torch 2.x's switches)
+        except Exception:  # not in this build
             continue
         reason = f"turned on a TorchScript fuser ({name}): its fused kernels run no operator " \
                  f"the harness records"
