@@ -108,6 +108,16 @@ CODE_ADVICE = ("madvise", "process_madvise")
 # which refuses READ_IMPLIES_EXEC once candidate code may run.
 READ_IMPLIES_EXEC = 0x0400000
 PERSONALITY_QUERY = 0xFFFFFFFF
+# Calls that change another process's scheduling or limits: a process may lower one of the same
+# uid without a capability, and the sandbox's PID 1 is the host's bubblewrap (blind red team,
+# session 37: its nice value, CPU affinity and I/O class changed, nothing reported). With a
+# target other than 0 (or a group or a user) they go to the judge, which lets the caller's own
+# process and threads through (libgomp pins its threads by thread id). name -> (the target's
+# argument, the `which` argument and its value for one process, or None)
+FOREIGN_TARGETS = {"setpriority": (1, (0, 0)), "ioprio_set": (1, (0, 1)),
+                   "sched_setaffinity": (0, None), "sched_setscheduler": (0, None),
+                   "sched_setparam": (0, None), "sched_setattr": (0, None),
+                   "prlimit64": (0, None)}
 # Files opened for writing (open/openat with O_WRONLY or O_RDWR, creat) go to the judge, which
 # refuses another process's memory (/proc/PID/mem): the candidate process could write code of its
 # own into a compiler it runs, a child of its that is dumpable after its exec (session 22, f36).
@@ -150,7 +160,7 @@ def exec_syscalls():
         return {}
     numbers = {}
     for name in WATCHED + CODE_MAPPINGS + CODE_ADVICE + WRITE_OPENS + (
-            "clone", "fork", "rt_sigaction", "fcntl", "personality"):
+            "clone", "fork", "rt_sigaction", "fcntl", "personality", *FOREIGN_TARGETS):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -207,6 +217,17 @@ def install(deny=()):
         if number >= 0 and lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 1,
                                                       ctypes.byref(compare)) != 0:
             return None, "seccomp_rule_add(personality) failed"
+        for name, (target, which) in FOREIGN_TARGETS.items():
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number < 0:
+                continue
+            compares = [_ArgCompare(target, SCMP_CMP_NE, 0, 0)]
+            if which is not None:
+                compares.append(_ArgCompare(which[0], SCMP_CMP_NE, which[1], 0))
+            for compare in compares:  # either: the judge looks
+                if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 1,
+                                              ctypes.byref(compare)) != 0:
+                    return None, f"seccomp_rule_add({name}) failed"
         for name, arg in (("open", 1), ("openat", 2)):  # only opens for writing
             number = lib.seccomp_syscall_resolve_name(name.encode())
             for mode in (O_WRONLY, O_RDWR):
@@ -909,6 +930,20 @@ class Monitor:
                 f"{args[0] & 0xFFFFFFFF:#x} with READ_IMPLIES_EXEC; refused; seen by the judge): "
                 f"a way to rewrite PyTorch's code without an executable mprotect")
 
+    def _target_reason(self, pid, name, args):
+        """A scheduling or limits call aimed at another process, once candidate code may run
+        (FOREIGN_TARGETS); the caller's own process and threads are its own business."""
+        if not self._candidate_running():
+            return None
+        argument, which = FOREIGN_TARGETS[name]
+        target = ctypes.c_int(args[argument]).value
+        one_process = which is None or args[which[0]] == which[1]
+        if one_process and (target == 0 or _own_thread(pid, str(target), own_namespace=True)):
+            return None
+        whom = f"process {target}" if one_process else "a process group or user"
+        return (f"changed another process's scheduling or limits ({name} on {whom}; refused; "
+                f"seen by the judge): the sandbox's first process is the host's bubblewrap")
+
     def _fork_reason(self, pid):
         # A forked copy computes beside the harness into memory it shares (red team, session 13:
         # a child wrote the answer into a MAP_SHARED page while the kernel waited, then exited).
@@ -1071,6 +1106,9 @@ class Monitor:
             return
         if name == "rt_sigaction":
             self._answer(identifier, self._signal_action_reason(pid, args))
+            return
+        if name in FOREIGN_TARGETS:
+            self._answer(identifier, self._target_reason(pid, name, args))
             return
         if name == "personality":
             reason = self._personality_reason(args)

@@ -200,6 +200,78 @@ def _number_impostor(item):
     return any(hasattr(cls, name) for name in ("__index__", "__int__", "__float__"))
 
 
+@functools.lru_cache(maxsize=None)
+def _triton_dtype_types():
+    try:
+        from triton.language import core
+    except ImportError:
+        return frozenset()
+    return frozenset(value for value in vars(core).values()
+                     if isinstance(value, type) and issubclass(value, core.dtype))
+
+
+def _plain_value(value, seen=None):
+    """A value a kernel may read from Python whose operators are Python's, NumPy's, torch's or
+    Triton's own: exact scalars and strings, None, Triton's and torch's dtypes, a tl.constexpr
+    or a plain tuple of such, modules, functions and classes (whose own values are checked
+    where the kernel names them)."""
+    import types
+    constexpr = _triton_constexpr()
+    cls = type(value)
+    if value is None or cls in _plain_scalar_types() or cls in _triton_dtype_types() or \
+            cls is torch.dtype or isinstance(value, (type, types.ModuleType, types.FunctionType,
+                                                     types.BuiltinFunctionType)):
+        return True
+    if constexpr is not None and cls is constexpr:
+        return _plain_value(getattr(value, "value", None))
+    if cls is tuple:
+        return all(_plain_value(item) for item in value)
+    from triton.runtime.jit import JITFunction
+    return isinstance(value, JITFunction) and cls.__module__.startswith("triton.")
+
+
+def kernel_global_impostors(fn):
+    """The globals a kernel's code names (and its @triton.jit helpers' code, and the attributes
+    it names on a module global) whose values are not plain (_plain_value): an object whose
+    operators run candidate code inside the kernel's programs (blind red team, session 37: a
+    module-level `tl.constexpr(Hook())` compared with `==` computed the softmax in NumPy in
+    `Hook.__eq__` while a program ran)."""
+    import types
+    from triton.runtime import interpreter
+    from triton.runtime.jit import JITFunction
+    # the interpreter's own, which its rewrite of a kernel's code names
+    own = {id(vars(interpreter).get(name)) for name in ("interpreter_semantic",
+                                                        "interpreter_builder")}
+    found, todo, done = [], [fn], set()
+    while todo:
+        function = todo.pop()
+        function = getattr(function, "fn", function)  # a JITFunction's Python function
+        if id(function) in done or not hasattr(function, "__code__"):
+            continue
+        done.add(id(function))
+        names, codes = set(), [function.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes += [item for item in code.co_consts if isinstance(item, types.CodeType)]
+        space = getattr(function, "__globals__", {})
+        for name in sorted(names):
+            if name not in space:
+                continue
+            value = space[name]
+            if id(value) in own:
+                continue
+            if isinstance(value, JITFunction):
+                todo.append(value)
+            elif isinstance(value, types.ModuleType):
+                members = vars(value)  # (not getattr: a module's __getattr__ is code too)
+                found += [f"{name}.{attribute}" for attribute in sorted(names)
+                          if attribute in members and not _plain_value(members[attribute])]
+            elif not _plain_value(value):
+                found.append(name)
+    return found
+
+
 def _plain_grid(name, value, provenance):
     """A launch grid as plain ints, converted while the grid check still holds: the interpreter
     calls a grid element's `__index__` in `range(grid[0])` and compares program ids against it,
@@ -557,6 +629,8 @@ def record():
         name = getattr(self.fn, "__name__", "triton_kernel")
         provenance.note_programs(name, "began")
         storages = provenance.launch(name, (args, kwargs))
+        for found in kernel_global_impostors(self.fn):
+            provenance.number_impostors.add(f"{name} (the global {found})")
         provenance.patched.update(_interpreter_changes(interpreter, intact))
         grid = self.grid
         ended = []
