@@ -1890,4 +1890,22 @@ section_s37_fifth() {
   done
 }
 
+# Session 37, seventh call: after the second red team's fixes (a kernel's globals, scheduling
+# calls on another process sent to the judge): a87 on the GPU, and the non-RNN library kernels
+# and controls still ok (the CUDA driver's own scheduling calls on its threads).
+section_s37_seventh() {
+  echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
+  timeout 80 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a87 \
+    2>&1 | grep -E '^(attack|total)' | cut -c1-170
+  local dir=/tmp/kforge-legit37c
+  legit_suite_dir $dir
+  for task in 35_LSTM 36_LSTMHn 37_LSTMCn 38_LSTMBidirectional 39_GRU 40_GRUHidden \
+      41_GRUBidirectional 42_GRUBidirectionalHidden; do
+    rm -f "$dir/tasks/$task.py" "$dir/cands/$task.py"
+  done
+  timeout 120 $K suite eval --tasks $dir/tasks --candidates $dir/cands --gpus 0 --trials 20 \
+    --suite-dir $dir/suite 2>&1 | grep -v '^\[worker' | tail -n 4
+  suite_verdicts $dir/suite | cut -c1-100
+}
+
 for section in "$@"; do "section_$section"; done
