@@ -210,11 +210,10 @@ def _triton_dtype_types():
                      if isinstance(value, type) and issubclass(value, core.dtype))
 
 
-def _plain_value(value, seen=None):
-    """A value a kernel may read from Python whose operators are Python's, NumPy's, torch's or
-    Triton's own: exact scalars and strings, None, Triton's and torch's dtypes, a tl.constexpr
-    or a plain tuple of such, modules, functions and classes (whose own values are checked
-    where the kernel names them)."""
+def _plain_constant(value):
+    """What a tl.constexpr may hold whose operators are Python's, NumPy's, torch's or Triton's
+    own: exact scalars and strings, None, Triton's and torch's dtypes, functions, classes,
+    modules, and plain tuples or constexprs of these."""
     import types
     constexpr = _triton_constexpr()
     cls = type(value)
@@ -222,23 +221,35 @@ def _plain_value(value, seen=None):
             cls is torch.dtype or isinstance(value, (type, types.ModuleType, types.FunctionType,
                                                      types.BuiltinFunctionType)):
         return True
-    if constexpr is not None and cls is constexpr:
-        return _plain_value(getattr(value, "value", None))
     if cls is tuple:
-        return all(_plain_value(item) for item in value)
-    from triton.runtime.jit import JITFunction
-    return isinstance(value, JITFunction) and cls.__module__.startswith("triton.")
+        return all(_plain_constant(item) for item in value)
+    return constexpr is not None and cls is constexpr and \
+        _plain_constant(getattr(value, "value", None))
+
+
+def _hidden_object(value):
+    """A global a kernel reads that carries an object of a class of its own into the kernel's
+    code: a tl.constexpr (or a subclass of it) that does not hold a plain constant, or a plain
+    tuple holding one. Other globals are the compile check's (kernel_compiles: a kernel reads
+    only constexpr globals, modules and functions)."""
+    constexpr = _triton_constexpr()
+    if constexpr is not None and isinstance(value, constexpr):
+        return type(value) is not constexpr or not _plain_constant(getattr(value, "value", None))
+    if type(value) is tuple:
+        return any(_hidden_object(item) for item in value)
+    return False
 
 
 def kernel_global_impostors(fn):
     """The globals a kernel's code names (and its @triton.jit helpers' code, and the attributes
-    it names on a module global) whose values are not plain (_plain_value): an object whose
+    it names on a module global) that carry an object of their own (_hidden_object): one whose
     operators run candidate code inside the kernel's programs (blind red team, session 37: a
     module-level `tl.constexpr(Hook())` compared with `==` computed the softmax in NumPy in
     `Hook.__eq__` while a program ran)."""
     import types
     from triton.runtime import interpreter
     from triton.runtime.jit import JITFunction
+    helpers = (JITFunction, interpreter.InterpretedFunction)
     # the interpreter's own, which its rewrite of a kernel's code names
     own = {id(vars(interpreter).get(name)) for name in ("interpreter_semantic",
                                                         "interpreter_builder")}
@@ -261,13 +272,13 @@ def kernel_global_impostors(fn):
             value = space[name]
             if id(value) in own:
                 continue
-            if isinstance(value, JITFunction):
+            if isinstance(value, helpers):  # a @triton.jit helper: its own globals too
                 todo.append(value)
             elif isinstance(value, types.ModuleType):
                 members = vars(value)  # (not getattr: a module's __getattr__ is code too)
                 found += [f"{name}.{attribute}" for attribute in sorted(names)
-                          if attribute in members and not _plain_value(members[attribute])]
-            elif not _plain_value(value):
+                          if attribute in members and _hidden_object(members[attribute])]
+            elif _hidden_object(value):
                 found.append(name)
     return found
 
