@@ -337,3 +337,54 @@ def test_the_kernels_multiplies_are_counted():
     with provenance.record() as record:
         launch(_copy, X, torch.empty_like(X))
     assert record.multiplies == 0
+
+
+class _Hook:
+    """Stands in for an object whose operators run the candidate's code inside a program."""
+
+    def __eq__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+
+HOOK = tl.constexpr(_Hook())
+HOOKS = (tl.constexpr(1), tl.constexpr(_Hook()))
+PLAIN = tl.constexpr(4)
+PLAIN_DTYPE = tl.constexpr(tl.float32)
+
+
+@triton.jit
+def _reads_hook(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    value = tl.load(src_ptr + offsets, mask=mask)
+    if HOOK == 1:
+        value = value * 2.0
+    tl.store(dst_ptr + offsets, value, mask=mask)
+
+
+@triton.jit
+def _helper_reads_tuple(value):
+    if HOOKS[1] == 1:
+        value = value + 1.0
+    return value
+
+
+@triton.jit
+def _calls_helper(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    value = _helper_reads_tuple(tl.load(src_ptr + offsets, mask=mask))
+    tl.store(dst_ptr + offsets, tl.maximum(value, PLAIN).to(PLAIN_DTYPE), mask=mask)
+
+
+def test_a_kernels_globals_carry_no_object_of_its_own():
+    """Blind red team, session 37: a module-level tl.constexpr wrapping an object whose __eq__
+    ran NumPy inside a program. The kernel's globals, its jit helpers' and the attributes it
+    names on a module are read; constexprs of plain constants, tl's own (patched) functions and
+    the interpreter's names are not impostors."""
+    assert provenance.kernel_global_impostors(_reads_hook) == ["HOOK"]
+    assert provenance.kernel_global_impostors(_calls_helper) == ["HOOKS"]
+    assert provenance.kernel_global_impostors(_copy) == []
+    assert provenance.kernel_global_impostors(_scale) == []
