@@ -1,8 +1,10 @@
-"""An honest Triton softmax that sets its own CPU affinity and priority by its PID at import:
-the judge lets scheduling calls aimed at the caller's own process through
-(exec_monitor.FOREIGN_TARGETS)."""
+"""An honest Triton softmax that sets its own CPU affinity and priority by its PID at import, and
+locks a file of its own: the judge lets scheduling calls aimed at the caller's own process
+(exec_monitor.FOREIGN_TARGETS) and locks on the sandbox's writable files through."""
 
+import fcntl
 import os
+import tempfile
 
 import torch
 import torch.nn as nn
@@ -11,6 +13,10 @@ import triton.language as tl
 
 os.sched_setaffinity(os.getpid(), os.sched_getaffinity(0))
 os.setpriority(os.PRIO_PROCESS, os.getpid(), os.getpriority(os.PRIO_PROCESS, 0))
+# ... and locks a file of its own scratch folder, as Inductor's and SQLite's locks do
+_lock = tempfile.NamedTemporaryFile()
+fcntl.flock(_lock.fileno(), fcntl.LOCK_EX)
+fcntl.lockf(_lock.fileno(), fcntl.LOCK_UN)
 
 
 @triton.jit

@@ -91,7 +91,11 @@ DENIED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_get
                    # thread or handler of its (red team, session 13: io_uring timers linked to
                    # reads rewrote the output buffer after the harness's copy)
                    "io_uring_setup", "io_uring_enter", "io_uring_register", "io_setup",
-                   "io_submit")
+                   "io_submit",
+                   # quotas counted per user up through the user namespaces: the sandbox's root
+                   # is the host's uid 0, so its inotify instances and message-queue bytes were
+                   # the host root's (blind red team, session 37: host processes got EMFILE)
+                   "inotify_init", "inotify_init1", "mq_open", "fanotify_init")
 SCMP_ACT_ALLOW = 0x7FFF0000
 # A system call of another architecture (an i386 `int 0x80` from this x86-64 process) kills the
 # whole process. libseccomp's default kills only the calling thread: the candidate process was
@@ -175,6 +179,7 @@ def seccomp_filter():
                 lib.seccomp_rule_add(context, SCMP_ACT_ERRNO_EOPNOTSUPP, number, 0)
         deny_prctl_options(lib, context)
         deny_socket_families(lib, context)
+        deny_host_file_effects(lib, context)
         read_end, write_end = os.pipe()
         try:
             if lib.seccomp_export_bpf(context, write_end) != 0:
@@ -244,6 +249,26 @@ def deny_socket_families(lib, context):
             if family not in ALLOWED_SOCKET_FAMILIES:
                 compare = _ArgCompare(0, SCMP_CMP_EQ, family, 0)
                 lib.seccomp_rule_add_array(context, action, number, 1, ctypes.byref(compare))
+
+
+F_SETLEASE = 1024
+POSIX_FADV_DONTNEED = 4
+
+
+def deny_host_file_effects(lib, context):
+    """Refuses (EPERM) what acts on a host file through the read-only root without writing it
+    (blind red team, session 37): a lease, which stalls every host process that opens the file
+    for writing until the sandbox lets go (the sandbox's root owns the host's root-owned
+    files), and dropping the file's pages from the host's page cache. Locks are the judge's
+    (exec_monitor.LOCK_COMMANDS: allowed on the sandbox's own writable files)."""
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.c_void_p]
+    for name, arg, value in ((b"fcntl", 1, F_SETLEASE), (b"fadvise64", 3, POSIX_FADV_DONTNEED)):
+        number = lib.seccomp_syscall_resolve_name(name)
+        if number >= 0:
+            compare = _ArgCompare(arg, SCMP_CMP_EQ, value, 0)
+            lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO_EPERM, number, 1,
+                                       ctypes.byref(compare))
 
 
 def build_cache(source_bytes):

@@ -142,6 +142,11 @@ PROC_PROCESS = re.compile(r"^/proc/([0-9]+)(/|$)")
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x00000100, 0x00004000, 0x00010000
 SCMP_CMP_NE, SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 1, 4, 7
 F_SETSIG, SIGCHLD = 10, 17
+# Locks: flock and fcntl's record locks act on the host's inode of a file seen through the
+# read-only root (blind red team, session 37: a host flock got EWOULDBLOCK on the project's
+# README while a candidate held it). They go to the judge, which allows them on the sandbox's
+# own writable files (Inductor's and SQLite's locks in scratch or the cache slot).
+LOCK_COMMANDS = (6, 7, 37, 38)  # F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW
 ENOSYS = 38
 EAGAIN = 11
 EACCES = 13
@@ -160,7 +165,8 @@ def exec_syscalls():
         return {}
     numbers = {}
     for name in WATCHED + CODE_MAPPINGS + CODE_ADVICE + WRITE_OPENS + (
-            "clone", "fork", "rt_sigaction", "fcntl", "personality", *FOREIGN_TARGETS):
+            "clone", "fork", "rt_sigaction", "fcntl", "personality", "flock",
+            *FOREIGN_TARGETS):
         number = lib.seccomp_syscall_resolve_name(name.encode())
         if number >= 0:
             numbers[number] = name
@@ -192,11 +198,15 @@ def install(deny=()):
                 (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_VFORK, CLONE_VM),
                 (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_VM, 0),
                 (clone, 0, SCMP_CMP_MASKED_EQ, CLONE_VFORK, CLONE_VFORK),
-                (fcntl, 1, SCMP_CMP_EQ, F_SETSIG, 0)):
+                (fcntl, 1, SCMP_CMP_EQ, F_SETSIG, 0),
+                *((fcntl, 1, SCMP_CMP_EQ, command, 0) for command in LOCK_COMMANDS)):
             compare = _ArgCompare(arg, op, a, b)
             if lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, syscall, 1,
                                           ctypes.byref(compare)) != 0:
                 return None, "seccomp_rule_add(clone, fcntl) failed"
+        number = lib.seccomp_syscall_resolve_name(b"flock")
+        if number >= 0 and lib.seccomp_rule_add(context, SCMP_ACT_NOTIFY, number, 0) != 0:
+            return None, "seccomp_rule_add(flock) failed"
         for name in CODE_MAPPINGS:  # only when the new protection allows execution
             compare = _ArgCompare(2, SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)
             number = lib.seccomp_syscall_resolve_name(name.encode())
@@ -257,9 +267,11 @@ def install(deny=()):
             if number >= 0:
                 lib.seccomp_rule_add(context, 0x00050000 | EPERM, number, 0)
         if deny:
-            from kforge_worker.confinement import deny_prctl_options, deny_socket_families
+            from kforge_worker.confinement import (deny_host_file_effects, deny_prctl_options,
+                                                   deny_socket_families)
             deny_prctl_options(lib, context)
             deny_socket_families(lib, context)
+            deny_host_file_effects(lib, context)
         if lib.seccomp_attr_set(context, SCMP_FLTATR_CTL_TSYNC, 1) != 0:
             return None, "seccomp TSYNC is not available"
         # as in bubblewrap's filter (confinement.SCMP_ACT_KILL_PROCESS, where a failure is
@@ -944,6 +956,27 @@ class Monitor:
         return (f"changed another process's scheduling or limits ({name} on {whom}; refused; "
                 f"seen by the judge): the sandbox's first process is the host's bubblewrap")
 
+    def _lock_reason(self, pid, name, args):
+        """A lock on a file of a read-only mount (a host file) once candidate code may run; the
+        sandbox's own writable files may be locked."""
+        if not self._candidate_running():
+            return None
+        descriptor = ctypes.c_int(args[0]).value
+        try:
+            handle = os.open(f"/proc/{pid}/fd/{descriptor}", os.O_PATH)
+        except OSError:
+            return None  # no such descriptor: the call fails by itself
+        try:
+            if not os.fstatvfs(handle).f_flag & os.ST_RDONLY:
+                return None
+            shown = os.readlink(f"/proc/{pid}/fd/{descriptor}")
+        except OSError:
+            shown = f"descriptor {descriptor}"
+        finally:
+            os.close(handle)
+        return (f"locked a file of the host ({name} on {shown}; refused; seen by the judge): a "
+                f"file outside its sandbox's writable folders, which host processes would wait on")
+
     def _fork_reason(self, pid):
         # A forked copy computes beside the harness into memory it shares (red team, session 13:
         # a child wrote the answer into a MAP_SHARED page while the kernel waited, then exited).
@@ -1141,6 +1174,9 @@ class Monitor:
                          f"started a process whose end signals it with signal {signal_}, not "
                          f"SIGCHLD (refused; seen by the judge): a signal later, between the "
                          f"harness's steps")
+            return
+        if name == "flock" or (name == "fcntl" and args[1] in LOCK_COMMANDS):
+            self._answer(identifier, self._lock_reason(pid, name, args))
             return
         if name in TIMERS or name == "fcntl":
             self._answer(identifier, None if not self._candidate_running() else

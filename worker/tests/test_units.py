@@ -1181,6 +1181,29 @@ def test_the_sandbox_opens_no_socket_of_a_family_outside_its_namespace():
     assert done.stdout.split() == ["opened"] + ["refused"] * 5
 
 
+def test_the_sandbox_takes_no_lease_quota_or_cache_of_the_host(tmp_path):
+    """Blind red team, session 37: the sandbox's root is the host's uid 0, so a lease on a host
+    file (read-only root) stalled host writers, inotify instances and message queues counted
+    against the host root's quotas, and fadvise dropped a host file's cached pages. Each fails
+    with EPERM in the sandbox; a lease on a file of its own folders fails too (nothing needs
+    one)."""
+    done = _run_under_sandbox_filter("""
+        import ctypes, errno, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mq_open.restype = ctypes.c_int
+        host = os.open(os.__file__, os.O_RDONLY)
+        own = os.open("f", os.O_CREAT | os.O_RDWR)
+        for call in (lambda: libc.fcntl(host, 1024, 0), lambda: libc.fcntl(own, 1024, 0),
+                     lambda: libc.inotify_init(), lambda: libc.inotify_init1(0),
+                     lambda: libc.mq_open(b"/kforge-test", os.O_CREAT | os.O_RDWR, 0o600, None)):
+            print(call(), ctypes.get_errno() == errno.EPERM)
+        print(libc.posix_fadvise(host, 0, 0, 4) == errno.EPERM)  # returns the error
+        print(libc.posix_fadvise(own, 0, 0, 1))  # other advice stays
+        """, bind=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["-1", "True"] * 5 + ["True", "0"]
+
+
 def test_the_sandbox_filter_answers_fallocate_not_supported(tmp_path):
     """fallocate reserved 10 GiB of disk between two of the judge's looks (red team, session 15):
     in the sandbox it fails with EOPNOTSUPP, as on file systems without it, so glibc's
