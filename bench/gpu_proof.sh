@@ -1895,7 +1895,7 @@ section_s37_fifth() {
 # and controls still ok (the CUDA driver's own scheduling calls on its threads).
 section_s37_seventh() {
   echo "bubblewrap: ${KFORGE_BWRAP:-MISSING}"
-  timeout 80 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a87 \
+  timeout 100 "$KFORGE_PYTHON" tests/run_corpora.py --device cuda --legit none --only a87 a88 \
     2>&1 | grep -E '^(attack|total)' | cut -c1-170
   local dir=/tmp/kforge-legit37c
   legit_suite_dir $dir
