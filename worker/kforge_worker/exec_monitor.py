@@ -615,24 +615,30 @@ def _own_ids(pid):
     return ids.get("NStgid", str(pid)), ids.get("NSpid", str(pid))
 
 
-def _own_thread(pid, number, own_namespace):
-    """Whether process id `number` (in the caller's PID namespace, or the judge's) is a thread
-    of the caller's own process: /proc/TID names a thread's files as /proc/PID/task/TID does."""
-    if own_namespace:
-        own, _ = _own_ids(pid)
-        try:
-            threads = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            return False
-        return any(_own_ids(int(tid))[1] == number for tid in threads) or number == own
+def _own_id(pid, number):
+    """Whether `number`, a process id in the caller's PID namespace, is the caller's process or
+    one of its threads (/proc/TID names a thread's files as /proc/PID/task/TID does)."""
+    if number == _own_ids(pid)[0]:
+        return True
     try:
-        with open(f"/proc/{number}/status") as handle:
-            tgid = next((line.split()[1] for line in handle if line.startswith("Tgid:")), None)
-        with open(f"/proc/{pid}/status") as handle:
-            own = next((line.split()[1] for line in handle if line.startswith("Tgid:")), None)
+        threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
-    return tgid is not None and tgid == own
+    return any(_own_ids(int(tid))[1] == number for tid in threads)
+
+
+def _tgid(pid):
+    with open(f"/proc/{pid}/status") as handle:
+        return next((line.split()[1] for line in handle if line.startswith("Tgid:")), None)
+
+
+def _own_host_id(pid, number):
+    """The same for `number` as the judge's PID namespace numbers processes."""
+    try:
+        found = _tgid(number)
+        return found is not None and found == _tgid(pid)
+    except OSError:
+        return False
 
 
 def _write_target(pid, path, dirfd=None):
@@ -655,8 +661,7 @@ def _write_target(pid, path, dirfd=None):
     if PROC_SETTING.match(os.path.normpath(path)) and path.startswith("/proc"):
         return "setting"
     named = PROC_PROCESS.match(os.path.normpath(path))
-    if named and named.group(1) != _own_ids(pid)[0] and \
-            not _own_thread(pid, named.group(1), own_namespace=True):
+    if named and not _own_id(pid, named.group(1)):
         return "process"
     fd, error = _open_resolved(pid, path)
     if fd is None:
@@ -682,8 +687,7 @@ def _write_target(pid, path, dirfd=None):
             # the number may be the caller's namespace's or the judge's: either may be its own
             named = PROC_PROCESS.match(target)
             if named and not path.startswith("/proc") and not (
-                    _own_thread(pid, named.group(1), own_namespace=True)
-                    or _own_thread(pid, named.group(1), own_namespace=False)):
+                    _own_id(pid, named.group(1)) or _own_host_id(pid, named.group(1))):
                 return "process"
         return None
     except OSError:
@@ -950,7 +954,7 @@ class Monitor:
         argument, which = FOREIGN_TARGETS[name]
         target = ctypes.c_int(args[argument]).value
         one_process = which is None or args[which[0]] == which[1]
-        if one_process and (target == 0 or _own_thread(pid, str(target), own_namespace=True)):
+        if one_process and (target == 0 or _own_id(pid, str(target))):
             return None
         whom = f"process {target}" if one_process else "a process group or user"
         return (f"changed another process's scheduling or limits ({name} on {whom}; refused; "

@@ -175,6 +175,7 @@ def _plain_scalar_types():
         frozenset(t for t in numpy.sctypeDict.values() if isinstance(t, type))
 
 
+@functools.lru_cache(maxsize=None)
 def _triton_constexpr():
     try:
         from triton.language import constexpr
@@ -240,6 +241,19 @@ def _hidden_object(value):
     return False
 
 
+@functools.lru_cache(maxsize=None)
+def _names_in(code):
+    """The global and attribute names a code object and the code nested in it name (the same at
+    every launch: the values they hold are read afresh)."""
+    import types
+    names, codes = set(), [code]
+    while codes:
+        current = codes.pop()
+        names.update(current.co_names)
+        codes += [item for item in current.co_consts if isinstance(item, types.CodeType)]
+    return frozenset(names)
+
+
 def kernel_global_impostors(fn):
     """The globals a kernel's code names (and its @triton.jit helpers' code, and the attributes
     it names on a module global) that carry an object of their own (_hidden_object): one whose
@@ -260,11 +274,7 @@ def kernel_global_impostors(fn):
         if id(function) in done or not hasattr(function, "__code__"):
             continue
         done.add(id(function))
-        names, codes = set(), [function.__code__]
-        while codes:
-            code = codes.pop()
-            names.update(code.co_names)
-            codes += [item for item in code.co_consts if isinstance(item, types.CodeType)]
+        names = _names_in(function.__code__)
         space = getattr(function, "__globals__", {})
         for name in sorted(names):
             if name not in space:

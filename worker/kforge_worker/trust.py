@@ -202,42 +202,28 @@ def _refuse_torchscript_compilers():
             switch(False)
         except Exception:  # not in this build
             continue
-        reason = f"turned on a TorchScript fuser ({name}): its fused kernels run no operator " \
-                 f"the harness records"
-        check = _on_candidate_stack_refused(switch, reason, lambda *args: bool(args and args[0]))
-        _install_wrapper(name, switch, _wrapper(check, name, "torch._C"))
+        _refuse_from_candidate(name, lambda *args: bool(args and args[0]),
+                               f"turned on a TorchScript fuser ({name}): its fused kernels run "
+                               f"no operator the harness records", torch._C)
     for module_name, names in _TORCHSCRIPT_COMPILERS:
         module = sys.modules.get(module_name) or importlib.import_module(module_name)
         for name in names:
-            original = getattr(module, name, None)
-            if original is None or getattr(original, "_kforge_wrapped", False):
-                continue
-            reason = f"compiled operators with TorchScript ({module_name}.{name}): code that " \
-                     f"runs them past the dispatcher, where the harness records nothing"
-            check = _on_candidate_stack_refused(original, reason, lambda *args: True)
-            wrapper = _wrapper(check, name, module_name)
-            setattr(module, name, wrapper)
-            _install_wrapper(name, original, wrapper)
+            _refuse_from_candidate(name, lambda *args: True,
+                                   f"compiled operators with TorchScript ({module_name}.{name}): "
+                                   f"code that runs them past the dispatcher, where the harness "
+                                   f"records nothing", module)
 
 
-def _on_candidate_stack_refused(original, reason, refused):
-    """A call of `original` refused when `refused(*args)` holds and candidate code is anywhere
-    on the stack (torch.jit.fuser, torch.jit.optimize_for_inference: torch's code calls the
-    switch or the pass for it)."""
-    def check(*args, **kwargs):
-        if refused(*args) and trust_audit.candidate_on_stack():
-            raise _recorded_refusal(reason)
-        return original(*args, **kwargs)
-    return check
-
-
-def _refuse_from_candidate(name, refused, reason):
-    """Wraps torch._C._autograd.`name`, wherever torch holds it, so that a call with candidate
-    code on the stack for which `refused(*args)` holds is refused and recorded. The original is
-    kept as a local of a suspended generator, reachable only through its gi_frame (an access the
-    audit hook refuses to candidate code), not a closure cell."""
+def _refuse_from_candidate(name, refused, reason, module=None):
+    """Wraps `module`.`name` (torch._C._autograd's by default), there and wherever torch holds
+    it, so that a call with candidate code anywhere on the stack for which `refused(*args)`
+    holds is refused and recorded (torch.jit.fuser, torch.jit.optimize_for_inference: torch's
+    code makes the call for it). The original is kept as a local of a suspended generator,
+    reachable only through its gi_frame (an access the audit hook refuses to candidate code),
+    not a closure cell."""
     import torch
-    original = getattr(torch._C._autograd, name, None)
+    module = torch._C._autograd if module is None else module
+    original = getattr(module, name, None)
     if original is None or getattr(original, "_kforge_wrapped", False):
         return
 
@@ -245,7 +231,9 @@ def _refuse_from_candidate(name, refused, reason):
         if refused(*args) and trust_audit.candidate_on_stack():
             raise _recorded_refusal(reason)
         return original(*args)
-    _install_wrapper(name, original, _wrapper(check, name, "torch._C._autograd"))
+    wrapper = _wrapper(check, name, module.__name__)
+    setattr(module, name, wrapper)  # (torch._C._te is no entry of sys.modules)
+    _install_wrapper(name, original, wrapper)
 
 
 def _guard_mode_stacks():
